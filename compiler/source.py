@@ -1,0 +1,75 @@
+"""Source files and spans: where a piece of `.scn` text came from, and how to point at it.
+
+Every model node carries a `Span` so that any later stage can report an error at the exact place
+in the user's file. Rendering a span gives the gcc-style context block: the source line and a caret
+(or underline) under the offending text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import field, frozen
+
+
+@frozen
+class SourceFile:
+    """One `.scn` text with the name it is reported under."""
+
+    name: str
+    text: str = field(repr=False)
+
+    @classmethod
+    def read(cls, path: str | Path) -> SourceFile:
+        """Read a file as UTF-8 and name it by the path the user gave."""
+        p = Path(path)
+        return cls(name=str(path), text=p.read_text(encoding="utf-8"))
+
+    def line(self, number: int) -> str:
+        """Return line `number` (1-based) without its newline, or '' past the end."""
+        lines = self.text.splitlines()
+        if 1 <= number <= len(lines):
+            return lines[number - 1]
+        return ""
+
+
+@frozen
+class Span:
+    """A region of a source file, 1-based lines and columns, end column exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the span as the JSON diagnostics format spells it."""
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+
+
+def render_context(source: SourceFile | None, span: Span) -> str:
+    """Return the source line of `span` with a caret line under it.
+
+    A span over several lines is underlined to the end of its first line.
+    """
+    if source is None:
+        return ""
+    text = source.line(span.line)
+    if not text and span.line > len(source.text.splitlines()):
+        return ""
+    expanded = text.expandtabs(1)
+    start = max(span.column - 1, 0)
+    if span.end_line == span.line and span.end_column > span.column:
+        width = span.end_column - span.column
+    else:
+        width = max(len(expanded) - start, 1)
+    width = max(1, min(width, max(len(expanded) - start, 1)))
+    marker = "^" + "~" * (width - 1)
+    return f"{expanded}\n{' ' * start}{marker}"
