@@ -1,0 +1,293 @@
+"""Hook specifications: the complete list of things a plugin can add to scn.
+
+Each hook's docstring below IS the plugin documentation. Every hook is a *registry hook*: it
+receives one argument, `register`, a callback the plugin calls once per thing it provides, and
+returns nothing. A hook implementation may leave `register` out of its signature (pluggy allows
+implementations to take fewer arguments), but then it cannot register anything.
+
+Rules common to every hook:
+
+* `name` is a non-empty string without surrounding whitespace. Names are unique per kind across
+  all plugins: registering a name that any plugin (including the same one) already registered
+  is an error naming both plugins. The same name may be used by two different kinds.
+* Registration is checked at once; an invalid call raises `ScnPluginError` naming the plugin,
+  the hook and the problem. An exception escaping the hook is reported the same way.
+* Hooks are called once per plugin, plugins in name order, so the result never depends on the
+  order in which distributions were installed.
+* Do not return a value from a hook; call `register` instead.
+
+The `Register*` protocols document the exact signature of each callback (useful for type hints
+in a plugin: `def scn_register_cost_laws(register: RegisterCostLaw) -> None`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from plugins import hookspec
+
+
+class RegisterDomain(Protocol):
+    """Signature of the `register` callback of `scn_register_domains`."""
+
+    def __call__(
+        self,
+        name: str,
+        path: str | os.PathLike[str],
+        *,
+        default: str | None = None,
+        description: str = "",
+    ) -> None: ...
+
+
+class RegisterCostLaw(Protocol):
+    """Signature of the `register` callback of `scn_register_cost_laws`."""
+
+    def __call__(
+        self,
+        name: str,
+        sampler: Callable[..., float],
+        *,
+        arity: tuple[int, int],
+        doc: str = "",
+    ) -> None: ...
+
+
+class RegisterValidatorKind(Protocol):
+    """Signature of the `register` callback of `scn_register_validator_kinds`."""
+
+    def __call__(
+        self,
+        name: str,
+        *,
+        params: Mapping[str, str],
+        check: Callable[..., object] | None = None,
+        doc: str = "",
+    ) -> None: ...
+
+
+class RegisterBlockerEffect(Protocol):
+    """Signature of the `register` callback of `scn_register_blocker_effects`."""
+
+    def __call__(self, name: str, *, params: Sequence[str] = (), doc: str = "") -> None: ...
+
+
+class RegisterGenerator(Protocol):
+    """Signature of the `register` callback of `scn_register_generators`."""
+
+    def __call__(self, name: str, fn: Callable[..., object], *, doc: str = "") -> None: ...
+
+
+class RegisterEmitter(Protocol):
+    """Signature of the `register` callback of `scn_register_emitters`."""
+
+    def __call__(
+        self, name: str, emit: Callable[[object], Mapping[str, bytes]], *, doc: str = ""
+    ) -> None: ...
+
+
+class RegisterDialect(Protocol):
+    """Signature of the `register` callback of `scn_register_dialects`."""
+
+    def __call__(
+        self,
+        name: str,
+        filename: str,
+        convert: Callable[..., object],
+        *,
+        check: Callable[..., object] | None = None,
+    ) -> None: ...
+
+
+class RegisterAgent(Protocol):
+    """Signature of the `register` callback of `scn_register_agents`."""
+
+    def __call__(self, name: str, factory: Callable[..., object], *, doc: str = "") -> None: ...
+
+
+#: The type names a validator kind's parameters may be declared with.
+VALIDATOR_PARAM_TYPES: tuple[str, ...] = ("int", "float", "str", "bool", "list")
+
+
+@hookspec
+def scn_register_domains(register: RegisterDomain) -> None:
+    """Register domains: folders of `.scn` scenario files.
+
+    Call ``register(name, path, *, default=None, description="")`` once per domain.
+
+    - ``name``: the domain name used on the command line and in ``scenario <domain>/<id>``.
+    - ``path``: a ``str`` or ``os.PathLike`` folder holding the domain's ``*.scn`` files (not
+      searched recursively). Each file is one scenario, named by its file stem
+      (``retail/returns.scn`` is scenario ``returns``). The folder must exist and hold at least
+      one ``.scn`` file. A relative path is resolved against the folder of the module that
+      defines the plugin, so ``register("shop", "scenarios")`` in ``my_pkg/plugin.py`` means
+      ``my_pkg/scenarios``; using ``Path(__file__).parent / "scenarios"`` says the same thing
+      explicitly.
+    - ``default``: the scenario compiled when only the domain is named. If ``None``, it is the
+      only scenario when there is exactly one, else the scenario named like the domain; if
+      neither exists, registration fails. A ``default`` that names no scenario also fails.
+    - ``description``: one line shown by ``scn plugins`` and ``scn domains``.
+
+    Example::
+
+        @hookimpl
+        def scn_register_domains(register):
+            register("warehouse", Path(__file__).parent / "warehouse",
+                     default="restock", description="A small inventory domain")
+    """
+
+
+@hookspec
+def scn_register_cost_laws(register: RegisterCostLaw) -> None:
+    """Register cost laws: distribution families usable in ``.scn`` law expressions.
+
+    Call ``register(name, sampler, *, arity, doc="")`` once per family.
+
+    - ``name``: the function name written in a law expression, e.g. ``lognormal`` in
+      ``cost = lognormal(3.0, 0.5)``.
+    - ``sampler``: ``sampler(rng: random.Random, *args: float) -> float`` draws one value. It
+      must use only ``rng`` for randomness, so that compiling with a seed is reproducible.
+    - ``arity``: ``(min, max)``, the inclusive range of the number of numeric arguments the law
+      accepts, with ``0 <= min <= max``. ``(2, 2)`` means exactly two.
+    - ``doc``: a short description of the parameters, shown in error messages and ``scn plugins``.
+
+    Example::
+
+        @hookimpl
+        def scn_register_cost_laws(register):
+            register("triangular", lambda rng, lo, hi, mode=None: rng.triangular(lo, hi, mode),
+                     arity=(2, 3), doc="triangular(low, high[, mode])")
+    """
+
+
+@hookspec
+def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
+    """Register validator kinds: the constraint kinds a ``.scn`` file may declare.
+
+    Call ``register(name, *, params, check=None, doc="")`` once per kind.
+
+    - ``name``: the kind as written in the scenario (e.g. ``budget``, ``deadline``).
+    - ``params``: maps each parameter name to its type name, one of ``int``, ``float``,
+      ``str``, ``bool``, ``list``. The order given is the positional order of the parameters.
+      The compiler rejects a constraint whose arguments do not match.
+    - ``check``: an optional callable that decides the constraint on a trajectory; kinds without
+      one are checked by the compiler's built-in logic for that name.
+    - ``doc``: a short description.
+
+    Example::
+
+        @hookimpl
+        def scn_register_validator_kinds(register):
+            register("max_calls", params={"tool": "str", "limit": "int"},
+                     doc="the tool is called at most `limit` times")
+    """
+
+
+@hookspec
+def scn_register_blocker_effects(register: RegisterBlockerEffect) -> None:
+    """Register blocker effects: what a blocker does to the world when it triggers.
+
+    Call ``register(name, *, params=(), doc="")`` once per effect.
+
+    - ``name``: the effect as written after a blocker in a ``.scn`` file.
+    - ``params``: the names of the effect's parameters, in positional order. A sequence of
+      strings (not a single string), without duplicates.
+    - ``doc``: a short description.
+
+    Example::
+
+        @hookimpl
+        def scn_register_blocker_effects(register):
+            register("rate_limit", params=("tool", "seconds"), doc="the tool fails for a while")
+    """
+
+
+@hookspec
+def scn_register_generators(register: RegisterGenerator) -> None:
+    """Register task generators callable from ``.scn`` (``product``, ``reachable``, ``dag``...).
+
+    Call ``register(name, fn, *, doc="")`` once per generator.
+
+    - ``name``: the function name used in a ``tasks`` block.
+    - ``fn``: the generator; the compiler calls it with the arguments written in the scenario and
+      iterates the tasks it yields. It must be deterministic given its arguments.
+    - ``doc``: a short description.
+
+    Example::
+
+        @hookimpl
+        def scn_register_generators(register):
+            register("pairs", lambda items: itertools.combinations(items, 2),
+                     doc="every unordered pair")
+    """
+
+
+@hookspec
+def scn_register_emitters(register: RegisterEmitter) -> None:
+    """Register emitters: extra files written into every compiled bundle.
+
+    Call ``register(name, emit, *, doc="")`` once per emitter.
+
+    - ``name``: identifies the emitter (``scn build --emit NAME``, error messages).
+    - ``emit``: ``emit(bundle) -> Mapping[str, bytes]`` maps a relative file path inside the
+      bundle to that file's content. It must not write files itself and must be deterministic.
+    - ``doc``: a short description.
+
+    Example::
+
+        @hookimpl
+        def scn_register_emitters(register):
+            register("task-count", lambda bundle: {"COUNT": b"%d\\n" % len(bundle.tasks)})
+    """
+
+
+@hookspec
+def scn_register_dialects(register: RegisterDialect) -> None:
+    """Register dialects: other benchmark formats a bundle can be converted to.
+
+    Call ``register(name, filename, convert, *, check=None)`` once per dialect.
+
+    - ``name``: the dialect, as in ``scn export --dialect NAME``.
+    - ``filename``: the (relative) name of the file the converted bundle is written to.
+    - ``convert``: turns a compiled bundle into the dialect's document.
+    - ``check``: optionally validates a converted document and raises on a problem.
+
+    Example::
+
+        @hookimpl
+        def scn_register_dialects(register):
+            register("jsonl", "tasks.jsonl", to_jsonl, check=check_jsonl)
+    """
+
+
+@hookspec
+def scn_register_agents(register: RegisterAgent) -> None:
+    """Register agents: the policies ``scn run`` can drive through a bundle.
+
+    Call ``register(name, factory, *, doc="")`` once per agent.
+
+    - ``name``: the agent, as in ``scn run --agent NAME``.
+    - ``factory``: builds the agent; called with the run's options.
+    - ``doc``: a short description.
+
+    Example::
+
+        @hookimpl
+        def scn_register_agents(register):
+            register("random", RandomAgent, doc="calls random tools; a floor for scores")
+    """
+
+
+#: Every hook name in this module, in documentation order.
+HOOK_NAMES: tuple[str, ...] = (
+    "scn_register_domains",
+    "scn_register_cost_laws",
+    "scn_register_validator_kinds",
+    "scn_register_blocker_effects",
+    "scn_register_generators",
+    "scn_register_emitters",
+    "scn_register_dialects",
+    "scn_register_agents",
+)
