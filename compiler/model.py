@@ -135,7 +135,7 @@ class Datatype:
     """`datatype name[: type] attrs`: a typed unit of information an agent can hold."""
 
     name: Template
-    vtype: str | None = None
+    vtype: Template | None = None
     attrs: tuple[Attr, ...] = ()
     span: Span | None = _span()
 

@@ -193,8 +193,8 @@ class _Build(Transformer):
         name, vtype, attrs = c
         return m.Datatype(self.name_tpl(name), vtype, attrs, span=self.span(meta))
 
-    def vtype(self, c: list[Token]) -> str:
-        return str(c[0])
+    def vtype(self, c: list[Token]) -> m.Template:
+        return self.name_tpl(c[0])
 
     # ------------------------------------------------------------ laws
     @v_args(meta=True)

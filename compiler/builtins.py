@@ -1,0 +1,168 @@
+"""Built-in functions of the `.scn` expression language and the built-in task generators.
+
+Functions are pure. Generators (`product`, `reachable`, `dag`) look at the scenario being built
+through a `GeneratorContext`, so they can enumerate reachable (inputs, target) pairs or draw
+dependency DAGs over the scenario's own tools; the built-in plugin registers them under the same
+hook a third party would use.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from attrs import frozen
+
+from compiler import solver
+from compiler.evaluate import EnumValue, Record, as_int, string_method
+from compiler.laws import seeded_rng
+
+
+def _mapped(name: str) -> Callable[[Any], Any]:
+    method = string_method(name)
+    assert method is not None
+
+    def apply(value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return [apply(v) for v in value]
+        return method(str(value))
+
+    return apply
+
+
+def _join(values: Any, sep: str = ", ") -> str:
+    if not isinstance(values, (list, tuple, range)):
+        raise ValueError("join() takes a list and a separator")
+    return str(sep).join(str(v) for v in values)
+
+
+def functions() -> dict[str, Callable[..., Any]]:
+    """Return the deterministic builtin functions available in every expression."""
+    return {
+        "title": _mapped("title"),
+        "snake": _mapped("snake"),
+        "camel": _mapped("camel"),
+        "upper": _mapped("upper"),
+        "lower": _mapped("lower"),
+        "join": _join,
+        "len": lambda x: len(x),
+        "min": min,
+        "max": max,
+        "abs": abs,
+        "int": int,
+        "float": float,
+        "str": str,
+        "sorted": lambda xs: sorted(xs),
+        "sqrt": lambda x: float(x) ** 0.5,
+        "list": lambda *xs: list(xs),
+    }
+
+
+@frozen
+class GeneratorContext:
+    """What a task generator may see of the scenario being built."""
+
+    seed: int
+    tools: tuple[solver.Tool, ...]
+    datatypes: tuple[str, ...]
+
+
+def product(ctx: GeneratorContext, **axes: Any) -> list[Record]:
+    """Return every combination of the named axes, as records with a `split` field.
+
+    The split of a combination is the common split tag of its enum members ('' if they differ),
+    which is how CostBench keeps test and train preference vocabularies apart.
+    """
+    if not axes:
+        raise ValueError("product() needs named axes, like product(color=colors, size=sizes)")
+    names = list(axes)
+    lists = []
+    for name in names:
+        value = axes[name]
+        if not isinstance(value, (list, tuple, range)):
+            raise ValueError(f"axis '{name}' is not a list")
+        lists.append(list(value))
+    out = []
+    for combo in itertools.product(*lists):
+        splits = {v.split for v in combo if isinstance(v, EnumValue)}
+        split = splits.pop() if len(splits) == 1 else ""
+        fields = dict(zip(names, combo))
+        fields.setdefault("split", split or "")
+        out.append(Record.of(fields))
+    return out
+
+
+def reachable(
+    ctx: GeneratorContext,
+    inputs: Any = range(1, 2),
+    min_length: int = 1,
+    max_length: int | None = None,
+    targets: Sequence[str] | None = None,
+    sources: Sequence[str] | None = None,
+) -> list[Record]:
+    """Return (inputs, target) pairs whose shortest solution has `min_length..max_length` calls.
+
+    Sources default to the datatypes some tool takes as input; targets to every datatype.
+    """
+    sizes = list(inputs) if isinstance(inputs, (list, tuple, range)) else [as_int(inputs, None)]
+    srcs = sorted(set(sources) if sources is not None else {d for t in ctx.tools for d in t.inputs})
+    tgts = sorted(set(targets) if targets is not None else set(ctx.datatypes))
+    out = []
+    for size in sizes:
+        for combo in itertools.combinations(srcs, size):
+            start = frozenset(combo)
+            reach = solver.reachable(ctx.tools, start)
+            for target in tgts:
+                if target in start or target not in reach:
+                    continue
+                length = solver.shortest_calls(ctx.tools, start, frozenset({target}))
+                if length is None or length < min_length or (max_length is not None and length > max_length):
+                    continue
+                out.append(Record.of({"inputs": list(combo), "target": target, "length": length}))
+    return out
+
+
+def dag(ctx: GeneratorContext, size: Any = range(2, 6), key: Any = 0, dependent: float = 0.5) -> list[Record]:
+    """Draw one task of dependent subtasks over the scenario's tools.
+
+    Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
+    of one already chosen, which makes a data dependency; otherwise it is independent. Returns a
+    one-element list so it can stand in a `for` clause.
+    """
+    sizes = list(size) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
+    rng = seeded_rng(("global", "dag", "key"), {"global": ctx.seed, "dag": "dag", "key": key})
+    n = sizes[rng.randrange(len(sizes))]
+    tools = sorted(ctx.tools, key=lambda t: t.name)
+    if not tools:
+        raise ValueError("dag() needs tools to draw from")
+    chosen: list[solver.Tool] = []
+    produced: dict[str, str] = {}
+    for _ in range(n * 4):
+        if len(chosen) >= n:
+            break
+        consumers = [t for t in tools if t not in chosen and t.inputs & set(produced) and not t.outputs & set(produced)]
+        fresh = [t for t in tools if t not in chosen and not t.outputs & set(produced) and not t.inputs & set(produced)]
+        pool = consumers if consumers and (rng.random() < dependent or not fresh) else fresh
+        if not pool:
+            break
+        pick = pool[rng.randrange(len(pool))]
+        chosen.append(pick)
+        for out in sorted(pick.outputs):
+            produced[out] = pick.name
+    subtasks = []
+    external: set[str] = set()
+    for index, tool in enumerate(chosen, start=1):
+        deps = sorted({produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name})
+        external.update(d for d in tool.inputs if d not in produced)
+        subtasks.append(Record.of({"id": f"s{index}", "tool": tool.name, "output": sorted(tool.outputs)[0], "depends_on": deps}))
+    goals = sorted({sorted(t.outputs)[0] for t in chosen})
+    return [Record.of({"inputs": sorted(external), "goals": goals, "subtasks": subtasks, "size": len(chosen)})]
+
+
+#: The built-in task generators: name -> (function, one-line doc).
+GENERATORS: dict[str, tuple[Callable[..., Any], str]] = {
+    "product": (product, "every combination of named axes, with the common split tag"),
+    "reachable": (reachable, "(inputs, target) pairs with a shortest solution in a length window"),
+    "dag": (dag, "one task of dependent subtasks (one tool call each) drawn from the tools"),
+}

@@ -1,0 +1,28 @@
+"""What every stage may consult besides its input: plugins, seed and parameter overrides.
+
+Stages stay pure functions of (input, context); the context is frozen, so a stage cannot change
+what the next one sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import field, frozen
+
+
+@frozen
+class CompileContext:
+    """Settings of one compile.
+
+    Attributes:
+        registry: the plugin registry (`plugins.registry.Registry`): law families, validator
+            kinds, blocker effects, task generators, emitters, dialects.
+        seed: the global seed every random draw is derived from.
+        overrides: `--set name=value` pairs, as text; `expand` parses them by the parameter's type.
+    """
+
+    registry: Any
+    seed: int = 42
+    overrides: Mapping[str, str] = field(factory=dict)

@@ -1,0 +1,377 @@
+"""Expression evaluation shared by the resolve and expand stages.
+
+An `Env` maps names to values in scopes (loop variables over lets over parameters over declared
+symbols). Evaluation is total over well-formed input: every failure is an `ScnSemanticError` at the
+span of the offending sub-expression, never a Python exception. Random draws (`uniform`, `choice`,
+...) are only allowed where the caller hands in a seeded `random.Random`, which is how determinism
+is kept: no draw ever happens without a seed derived from the scenario's seed rules.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import random
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from attrs import define, field, frozen
+
+from compiler import model as m
+from compiler.diagnostics import ScnSemanticError
+from compiler.source import Span
+
+
+class EnumValue(str):
+    """A member of an enum: a string that remembers its enum and split tag."""
+
+    enum: str
+    split: str | None
+
+    def __new__(cls, value: str, enum: str, split: str | None) -> EnumValue:
+        obj = super().__new__(cls, value)
+        obj.enum = enum
+        obj.split = split
+        return obj
+
+
+class Symbol(str):
+    """The name of a declared datatype, tool, group or enum, used as a value."""
+
+
+@frozen
+class Record:
+    """A value with named fields (a product element, a generated task spec...)."""
+
+    fields: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, mapping: Mapping[str, Any]) -> Record:
+        return cls(tuple(mapping.items()))
+
+    def get(self, key: str) -> Any:
+        for k, v in self.fields:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def keys(self) -> list[str]:
+        return [k for k, _ in self.fields]
+
+    def __str__(self) -> str:
+        return ", ".join(f"{k} {v}" for k, v in self.fields if not k.startswith("_"))
+
+
+@frozen
+class Distribution:
+    """A random family, drawn only with a seeded generator."""
+
+    name: str
+    sampler: Callable[..., float]
+    arity: tuple[int, int]
+
+
+@define
+class Env:
+    """Scopes of names for evaluation; `child` adds a scope without copying the parents."""
+
+    values: dict[str, Any] = field(factory=dict)
+    parent: Env | None = None
+    functions: Mapping[str, Callable[..., Any]] = field(factory=dict)
+    distributions: Mapping[str, Distribution] = field(factory=dict)
+    rng: random.Random | None = None
+    fallback: Mapping[str, Any] = field(factory=dict)
+
+    def child(self, values: Mapping[str, Any] | None = None, rng: random.Random | None = None) -> Env:
+        return Env(dict(values or {}), self, self.functions, self.distributions, rng or self.rng, self.fallback)
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        env: Env | None = self
+        while env is not None:
+            if name in env.values:
+                return True, env.values[name]
+            env = env.parent
+        if name in self.fallback:
+            return True, self.fallback[name]
+        return False, None
+
+    def names(self) -> set[str]:
+        out: set[str] = set(self.functions) | set(self.distributions) | set(self.fallback)
+        env: Env | None = self
+        while env is not None:
+            out.update(env.values)
+            env = env.parent
+        return out
+
+
+def fail(message: str, span: Span | None) -> ScnSemanticError:
+    """Build the error every evaluation failure raises."""
+    return ScnSemanticError(message, span=span)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """Return ` (did you mean 'x'?)` for the closest candidate, or ''."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def kind_of(value: Any) -> str:
+    """Name the type of a value the way error messages speak of it."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, EnumValue):
+        return "an enum member"
+    if isinstance(value, Symbol):
+        return f"the name '{value}'"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple, range)):
+        return "a list"
+    if isinstance(value, Record):
+        return "a record"
+    return type(value).__name__
+
+
+_UNITS = {"ms": 1.0, "s": 1000.0, "%": 0.01}
+
+
+def quantity(text: str) -> float:
+    """Return the value of `200ms`, `1.5s` (in milliseconds) or `30%` (a fraction)."""
+    match = re.fullmatch(r"([0-9.eE+-]+)(ms|s|%)", text)
+    assert match is not None
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def number(text: str) -> int | float:
+    """Return an int for integral literals, else a float."""
+    if re.fullmatch(r"\d+", text):
+        return int(text)
+    return float(text)
+
+
+_STRING_METHODS: dict[str, Callable[[str], str]] = {
+    "title": lambda s: "_".join(w[:1].upper() + w[1:] for w in re.split(r"[\s_]+", s) if w),
+    "camel": lambda s: "".join(w[:1].upper() + w[1:] for w in re.split(r"[\s_]+", s) if w),
+    "snake": lambda s: "_".join(w.lower() for w in re.split(r"[\s_\-]+", s) if w),
+    "upper": str.upper,
+    "lower": str.lower,
+}
+
+
+def string_method(name: str) -> Callable[[str], str] | None:
+    """Return the string transform `name` (title, camel, snake, upper, lower), if any."""
+    return _STRING_METHODS.get(name)
+
+
+def as_iterable(value: Any, span: Span | None) -> list[Any]:
+    """Return the elements of a list, range or enum value list, or fail with a clear message."""
+    if isinstance(value, (list, tuple, range)):
+        return list(value)
+    raise fail(f"expected a list or range to iterate over, got {kind_of(value)}", span)
+
+
+def as_number(value: Any, span: Span | None) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(f"expected a number, got {kind_of(value)}", span)
+    return value
+
+
+def as_int(value: Any, span: Span | None) -> int:
+    v = as_number(value, span)
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise fail(f"expected a whole number, got {v}", span)
+        return int(v)
+    return v
+
+
+def truthy(value: Any, span: Span | None) -> bool:
+    if not isinstance(value, bool):
+        raise fail(f"expected a boolean, got {kind_of(value)}", span)
+    return value
+
+
+def _compare(op: str, a: Any, b: Any, span: Span | None) -> bool:
+    if op == "==":
+        return a == b
+    if op == "!=":
+        return a != b
+    an, bn = as_number(a, span), as_number(b, span)
+    return {"<": an < bn, "<=": an <= bn, ">": an > bn, ">=": an >= bn}[op]
+
+
+def _arith(op: str, a: Any, b: Any, span: Span | None) -> Any:
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        return a + b
+    if op == "+" and isinstance(a, list) and isinstance(b, list):
+        return a + b
+    an, bn = as_number(a, span), as_number(b, span)
+    if op in "/%" and bn == 0:
+        raise fail("division by zero", span)
+    result = {"+": lambda: an + bn, "-": lambda: an - bn, "*": lambda: an * bn,
+              "/": lambda: an / bn, "%": lambda: an % bn}[op]()
+    if isinstance(result, float) and not math.isfinite(result):
+        raise fail("arithmetic overflow", span)
+    return result
+
+
+def evaluate(expr: m.Expr, env: Env) -> Any:
+    """Evaluate `expr` in `env`.
+
+    Raises:
+        ScnSemanticError: an undefined name, a type mismatch, a draw without a seed...
+    """
+    op = expr.op
+    span = expr.span
+    if op == "num":
+        return number(expr.text)
+    if op == "qty":
+        return quantity(expr.text)
+    if op == "str":
+        assert expr.template is not None
+        return render(expr.template, env)
+    if op == "true":
+        return True
+    if op == "false":
+        return False
+    if op == "name":
+        assert expr.template is not None
+        name = render(expr.template, env)
+        found, value = env.lookup(name)
+        if found:
+            return value
+        if name in env.functions or name in env.distributions:
+            return Symbol(name)
+        hint = did_you_mean(name, env.names())
+        raise fail(f"undefined name '{name}'{hint}", span)
+    if op == "list":
+        return [evaluate(a, env) for a in expr.args]
+    if op == "neg":
+        return -as_number(evaluate(expr.args[0], env), expr.args[0].span)
+    if op == "not":
+        return not truthy(evaluate(expr.args[0], env), expr.args[0].span)
+    if op == "and":
+        return truthy(evaluate(expr.args[0], env), expr.args[0].span) and truthy(
+            evaluate(expr.args[1], env), expr.args[1].span
+        )
+    if op == "or":
+        return truthy(evaluate(expr.args[0], env), expr.args[0].span) or truthy(
+            evaluate(expr.args[1], env), expr.args[1].span
+        )
+    if op == "cmp":
+        return _compare(expr.text, evaluate(expr.args[0], env), evaluate(expr.args[1], env), span)
+    if op == "bin":
+        return _arith(expr.text, evaluate(expr.args[0], env), evaluate(expr.args[1], env), span)
+    if op == "range":
+        lo = as_int(evaluate(expr.args[0], env), expr.args[0].span)
+        hi = as_int(evaluate(expr.args[1], env), expr.args[1].span)
+        return range(lo, hi + 1)
+    if op == "getattr":
+        return get_attribute(evaluate(expr.args[0], env), expr.text, span)
+    if op == "getitem":
+        base = evaluate(expr.args[0], env)
+        index = evaluate(expr.args[1], env)
+        if isinstance(base, (list, tuple, range)):
+            i = as_int(index, expr.args[1].span)
+            if not -len(base) <= i < len(base):
+                raise fail(f"index {i} is out of range for a list of {len(base)}", expr.args[1].span)
+            return base[i]
+        if isinstance(base, Record):
+            return get_attribute(base, str(index), span)
+        raise fail(f"cannot index {kind_of(base)}", span)
+    if op == "call":
+        return call(expr, env)
+    raise fail(f"cannot evaluate '{op}' here", span)  # pragma: no cover - grammar has no other ops
+
+
+def get_attribute(value: Any, name: str, span: Span | None) -> Any:
+    """Return `value.name`: a record field, a string transform, `split`, or a map over a list."""
+    if isinstance(value, Record):
+        try:
+            return value.get(name)
+        except KeyError:
+            raise fail(
+                f"record has no field '{name}'{did_you_mean(name, value.keys())}; it has: "
+                + ", ".join(k for k in value.keys() if not k.startswith("_")),
+                span,
+            ) from None
+    if isinstance(value, (list, tuple)):
+        return [get_attribute(v, name, span) for v in value]
+    if isinstance(value, EnumValue) and name == "split":
+        return value.split or ""
+    if isinstance(value, str):
+        method = string_method(name)
+        if method is not None:
+            return method(value)
+        if name == "len":
+            return len(value)
+    if hasattr(value, "scn_attribute"):
+        return value.scn_attribute(name, span)
+    raise fail(f"{kind_of(value)} has no attribute '{name}'", span)
+
+
+def call(expr: m.Expr, env: Env) -> Any:
+    """Evaluate a call: a builtin function or a random family (needs a seeded rng)."""
+    callee, *arg_exprs = expr.args
+    if callee.op != "name":
+        raise fail("only named functions can be called", callee.span)
+    assert callee.template is not None
+    name = render(callee.template, env)
+    args = [evaluate(a, env) for a in arg_exprs if a.op != "kwarg"]
+    kwargs = {a.text: evaluate(a.args[0], env) for a in arg_exprs if a.op == "kwarg"}
+    if name in env.distributions:
+        dist = env.distributions[name]
+        if kwargs:
+            raise fail(f"'{name}' takes positional arguments only", expr.span)
+        lo, hi = dist.arity
+        if not lo <= len(args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise fail(f"'{name}' takes {want} arguments, got {len(args)}", expr.span)
+        if env.rng is None:
+            raise fail(f"'{name}' draws a random value, which is only allowed in laws and seeded attributes", expr.span)
+        try:
+            return dist.sampler(env.rng, *args)
+        except (ValueError, TypeError, OverflowError, IndexError) as e:
+            raise fail(f"'{name}' cannot draw from these arguments: {e}", expr.span) from None
+    fn = env.functions.get(name)
+    if fn is None:
+        found, _ = env.lookup(name)
+        if found:
+            raise fail(f"'{name}' is not a function", callee.span)
+        hint = did_you_mean(name, list(env.functions) + list(env.distributions))
+        raise fail(f"unknown function '{name}'{hint}", callee.span)
+    try:
+        return fn(*args, **kwargs)
+    except ScnSemanticError as e:
+        if e.span is None:
+            raise fail(str(e), expr.span) from None
+        raise
+    except (ValueError, TypeError, OverflowError, KeyError, IndexError, ZeroDivisionError) as e:
+        raise fail(f"{name}(): {e}", expr.span) from None
+
+
+def render(template: m.Template, env: Env) -> str:
+    """Fill a template's holes from `env` and return the text."""
+    if template.is_plain:
+        return template.text
+    out = []
+    for part in template.parts:
+        if part.expr is None:
+            out.append(part.literal)
+            continue
+        value = evaluate(part.expr, env)
+        if isinstance(value, (list, tuple)) and not part.spec:
+            value = ", ".join(str(v) for v in value)
+        if isinstance(value, float) and value.is_integer() and not part.spec:
+            value = int(value)
+        if part.spec:
+            try:
+                out.append(format(value, part.spec))
+            except (ValueError, TypeError) as e:
+                raise fail(f"cannot format {kind_of(value)} with '{part.spec}': {e}", part.expr.span) from None
+        else:
+            out.append(str(value))
+    return "".join(out)

@@ -1,0 +1,172 @@
+"""Cost and latency laws: seeded draws, composite sums, clamps and rounding.
+
+CostBench (appendix B.6.1) derives every tool's random seed by SHA-256 from (global seed, query,
+tool name); a `seed` rule in `.scn` says which of those facts enter the hash, so a cost can be
+global, per task, or per anything else the rule names. The same function is used at compile time
+and by the runtime's cost-change blocker, so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from compiler import model as m
+from compiler.evaluate import Distribution, Env, as_number, evaluate, fail
+from compiler.scenario import LawDef, LawOpDef
+
+#: Seed parts used when a scenario declares no `seed` rule for a quantity.
+DEFAULT_SEED_PARTS = ("global", "tool")
+
+
+def derive_seed(parts: Sequence[str], facts: Mapping[str, Any]) -> int:
+    """Return a 64-bit seed: SHA-256 over the named facts, joined unambiguously."""
+    text = "\x1f".join(f"{p}={facts.get(p, '')}" for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def seeded_rng(parts: Sequence[str], facts: Mapping[str, Any]) -> random.Random:
+    """Return a generator seeded from `facts` (see `derive_seed`)."""
+    return random.Random(derive_seed(parts, facts))
+
+
+def _uniform(rng: random.Random, lo: float, hi: float) -> float:
+    if hi < lo:
+        raise ValueError(f"uniform({lo}, {hi}) has its bounds reversed")
+    return rng.uniform(lo, hi)
+
+
+def _normal(rng: random.Random, mu: float, sigma: float) -> float:
+    if sigma < 0:
+        raise ValueError(f"normal({mu}, {sigma}) has a negative standard deviation")
+    return rng.gauss(mu, sigma)
+
+
+def _lognormal(rng: random.Random, mu: float, sigma: float) -> float:
+    if sigma < 0:
+        raise ValueError(f"lognormal({mu}, {sigma}) has a negative standard deviation")
+    return rng.lognormvariate(mu, sigma)
+
+
+def _choice(rng: random.Random, *options: Any) -> Any:
+    if len(options) == 1 and isinstance(options[0], (list, tuple, range)):
+        options = tuple(options[0])
+    if not options:
+        raise ValueError("choice() needs at least one option")
+    return options[rng.randrange(len(options))]
+
+
+def _constant(rng: random.Random, value: float) -> float:
+    return value
+
+
+#: The built-in random families: (sampler, (min args, max args)).
+BUILTIN_FAMILIES: dict[str, tuple[Any, tuple[int, int]]] = {
+    "uniform": (_uniform, (2, 2)),
+    "normal": (_normal, (2, 2)),
+    "lognormal": (_lognormal, (2, 2)),
+    "choice": (_choice, (1, 1000)),
+    "constant": (_constant, (1, 1)),
+}
+
+
+def law_functions() -> dict[str, Any]:
+    """Return the deterministic functions a law may use (`sum(parts)`, `sqrt(k)`...)."""
+
+    def _sum(values: Any = None) -> float:
+        return float(sum(values or ()))
+
+    return {
+        "sum": _sum,
+        "count": lambda values: len(values),
+        "sqrt": lambda x: math.sqrt(x),
+        "log": lambda x: math.log(x),
+        "exp": lambda x: math.exp(x),
+        "min": min,
+        "max": max,
+        "abs": abs,
+        "int": int,
+        "float": float,
+        "len": len,
+    }
+
+
+def distributions_from(registry: Any) -> dict[str, Distribution]:
+    """Return the random families the registry offers, as evaluator `Distribution`s."""
+    out = {}
+    for name, entry in sorted(getattr(registry, "cost_laws", {}).items()):
+        out[name] = Distribution(name, entry.sampler, tuple(entry.arity))
+    return out
+
+
+def ops_to_data(law: m.Law, env: Env) -> tuple[LawOpDef, ...]:
+    """Evaluate a law's clamps and rounding into data."""
+    out = []
+    for op in law.ops:
+        if op.op == "round":
+            digits = evaluate(op.args[0], env)
+            if not isinstance(digits, int) or isinstance(digits, bool) or not 0 <= digits <= 12:
+                raise fail("round takes a whole number of digits from 0 to 12", op.args[0].span)
+            out.append(LawOpDef("round", digits=digits))
+        elif len(op.args) == 2:
+            lo = as_number(evaluate(op.args[0], env), op.args[0].span)
+            hi = as_number(evaluate(op.args[1], env), op.args[1].span)
+            if lo > hi:
+                raise fail(f"clamp({lo}, {hi}) has its bounds reversed", op.span)
+            out.append(LawOpDef("clamp", low=float(lo), high=float(hi)))
+        else:
+            bound = float(as_number(evaluate(op.args[0], env), op.args[0].span))
+            if op.compare in (">=", ">"):
+                out.append(LawOpDef("clamp", low=bound))
+            else:
+                out.append(LawOpDef("clamp", high=bound))
+    return tuple(out)
+
+
+def apply_ops(value: float, ops: Sequence[LawOpDef]) -> float:
+    """Apply clamps and rounding in the order written (CostBench: max(1.00, round(x, 2)))."""
+    for op in ops:
+        if op.op == "round":
+            value = round(value, op.digits or 0)
+        else:
+            if op.low is not None:
+                value = max(op.low, value)
+            if op.high is not None:
+                value = min(op.high, value)
+    return value
+
+
+def describe_law(law: m.Law) -> str:
+    """Return a law's expression as text for the bundle (via the printer)."""
+    from compiler.printer import print_expr
+
+    return print_expr(law.expr)
+
+
+def draw(
+    law: m.Law,
+    ops: Sequence[LawOpDef],
+    env: Env,
+    seed_parts: Sequence[str],
+    facts: Mapping[str, Any],
+    parts: Sequence[float] = (),
+) -> float:
+    """Draw one value of `law` with the seed derived from `facts`.
+
+    `parts` are the component values of a composite (its atomic tools' costs), available to the
+    law as `parts` with their count as `k`.
+    """
+    rng = seeded_rng(seed_parts, facts)
+    scope = env.child({"parts": list(parts), "k": len(parts) or 1}, rng=rng)
+    value = as_number(evaluate(law.expr, scope), law.expr.span)
+    if not math.isfinite(value):
+        raise fail("the law produced a value that is not finite", law.expr.span)
+    return apply_ops(float(value), ops)
+
+
+def law_def(law: m.Law, ops: tuple[LawOpDef, ...], seed_parts: Sequence[str]) -> LawDef:
+    """Return the data form of a law for the bundle."""
+    return LawDef(law.quantity, law.name, describe_law(law), ops, tuple(seed_parts))

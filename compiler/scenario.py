@@ -1,0 +1,242 @@
+"""The concrete scenario: what `expand` makes from a resolved program, a seed and parameters.
+
+Nothing here holds a template or a loop any more: every datatype, tool, record and task is spelled
+out, with its costs drawn. `solve` adds ground truth, `emit` writes it all to a bundle. These are
+plain frozen attrs classes so the whole scenario round-trips through cattrs and prints as JSON
+with `scn compile --emit scenario`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import field, frozen
+
+from compiler.source import Span
+
+
+def _span() -> Span | None:
+    return field(default=None, eq=False, repr=False)
+
+
+@frozen
+class DatatypeDef:
+    """A typed unit of information: its value type, id format, aliases and description."""
+
+    name: str
+    value_type: str = "handle"  # handle | string | number | timestamp | bool | enum
+    enum: str | None = None
+    role: str = ""
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    format: str | None = None
+    entity: str | None = None
+    span: Span | None = _span()
+
+
+@frozen
+class EnumDef:
+    """A vocabulary with per-member split tags."""
+
+    name: str
+    members: tuple[str, ...]
+    splits: tuple[str | None, ...]
+    span: Span | None = _span()
+
+
+@frozen
+class ToolParam:
+    """One tool argument: its surface name and the datatype it carries."""
+
+    name: str
+    datatype: str
+
+
+@frozen
+class ToolDef:
+    """A concrete tool.
+
+    `kind` is atomic, composite, noisy or blocker; `components` lists the atomic tools a composite
+    runs; `baseline` names the tool a sibling imitates; `returns` is a sibling's fixed answer.
+    """
+
+    name: str
+    params: tuple[ToolParam, ...]
+    outputs: tuple[str, ...]
+    kind: str = "atomic"
+    group: str = ""
+    server: str | None = None
+    description: str = ""
+    components: tuple[str, ...] = ()
+    baseline: str | None = None
+    sibling: str | None = None
+    returns: str | None = None
+    success: bool = True
+    internal_name: str | None = None
+    cost_law: str | None = None
+    latency_law: str | None = None
+    cost: float | None = None
+    latency_ms: float | None = None
+    span: Span | None = _span()
+
+    @property
+    def inputs(self) -> frozenset[str]:
+        """Return the datatypes the tool needs."""
+        return frozenset(p.datatype for p in self.params)
+
+    @property
+    def trusted(self) -> bool:
+        """Return whether the tool's answers count as real (baseline tools) or not (siblings)."""
+        return self.baseline is None
+
+
+@frozen
+class LawOpDef:
+    """A law post-operation in data form: clamp (min/max) or round (digits)."""
+
+    op: str
+    low: float | None = None
+    high: float | None = None
+    digits: int | None = None
+
+
+@frozen
+class LawDef:
+    """A cost or latency law kept in the bundle so the runtime can redraw (cost-change blockers)."""
+
+    quantity: str
+    name: str
+    expression: str
+    ops: tuple[LawOpDef, ...] = ()
+    seed_parts: tuple[str, ...] = ("global", "tool")
+
+
+@frozen
+class BlockerDef:
+    """A dynamic event rule, checked at compile time, applied by the runtime."""
+
+    name: str
+    signal: str
+    trigger: str
+    effect: str
+    effect_args: tuple[str, ...] = ()
+    count_min: int = 1
+    count_max: int = 1
+    guarantee: str = "none"
+    messages: tuple[str, ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()
+    span: Span | None = _span()
+
+
+@frozen
+class ConstraintDef:
+    """One constraint kind of a taxonomy: dimension, validator kind, parameters, message."""
+
+    name: str
+    kind: str
+    dimension: str = ""
+    scope: str = "final"
+    params: tuple[tuple[str, str, Any], ...] = ()
+    message: str = ""
+    gated_on: tuple[str, ...] = ()
+    span: Span | None = _span()
+
+
+@frozen
+class Subtask:
+    """One call of a task made of dependent subtasks (TPS-Bench shape)."""
+
+    id: str
+    tool: str
+    output: str
+    depends_on: tuple[str, ...] = ()
+
+
+@frozen
+class TaskDef:
+    """A concrete task: what the agent is given, what it must reach, and the query text."""
+
+    id: str
+    generator: str
+    query: str
+    given: tuple[tuple[str, str], ...]
+    goals: tuple[str, ...]
+    record: str
+    split: str = ""
+    tools: tuple[str, ...] = ()
+    subtasks: tuple[Subtask, ...] = ()
+    costs: tuple[tuple[str, float], ...] = ()
+    info: tuple[tuple[str, Any], ...] = ()
+    truth: str = "min_cost"
+    span: Span | None = _span()
+
+
+@frozen
+class RecordDef:
+    """One backend record: a value for every datatype it covers."""
+
+    id: str
+    values: tuple[tuple[str, str], ...]
+
+
+@frozen
+class ParamValue:
+    """A parameter and the value the compile used."""
+
+    name: str
+    type: str
+    value: Any
+
+
+@frozen
+class Scenario:
+    """Everything a bundle is made from, before ground truth."""
+
+    domain: str
+    name: str
+    title: str
+    seed: int
+    params: tuple[ParamValue, ...]
+    enums: tuple[EnumDef, ...]
+    datatypes: tuple[DatatypeDef, ...]
+    tools: tuple[ToolDef, ...]
+    laws: tuple[LawDef, ...]
+    blockers: tuple[BlockerDef, ...]
+    constraints: tuple[ConstraintDef, ...]
+    records: tuple[RecordDef, ...]
+    tasks: tuple[TaskDef, ...]
+    sources: tuple[tuple[str, str], ...] = ()
+
+    def tool_map(self) -> dict[str, ToolDef]:
+        """Return tools by name."""
+        return {t.name: t for t in self.tools}
+
+
+@frozen
+class GroundTruth:
+    """What `solve` proves about one task."""
+
+    task: str
+    reachable: bool
+    path: tuple[str, ...] = ()
+    cost: float | None = None
+    calls: int | None = None
+    optimal: tuple[tuple[str, ...], ...] = ()
+    optimal_truncated: bool = False
+    minimal_sets: tuple[tuple[str, ...], ...] = ()
+    shortest: int | None = None
+    layers: tuple[tuple[str, ...], ...] = ()
+    critical_path: tuple[str, ...] = ()
+    critical_latency_ms: float | None = None
+    ban_margin: int | None = None
+    answer: tuple[tuple[str, str], ...] = ()
+    edges: tuple[tuple[str, str, str], ...] = ()
+
+
+@frozen
+class Solved:
+    """A scenario and the ground truth of each of its tasks, in task order."""
+
+    scenario: Scenario
+    truths: tuple[GroundTruth, ...]

@@ -1,0 +1,410 @@
+"""Stage 4, expand: program + seed + parameters to a concrete `Scenario`.
+
+Expansion walks the items in source order, unrolling `for` and `if` blocks, binding parameters
+(defaults, then `--set` overrides, each checked against its type and range), and building enums,
+datatypes, laws and tools. Task generators run last, when every tool exists, so they can look at
+the whole tool graph. Costs are drawn here, per tool or per task as the seed rule says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import define, field
+
+from compiler import builtins, model as m, solver
+from compiler.context import CompileContext
+from compiler.diagnostics import Collector, ScnError, ScnSemanticError
+from compiler.evaluate import Env, EnumValue, Symbol, as_iterable, did_you_mean, evaluate, fail, kind_of, render
+from compiler.laws import DEFAULT_SEED_PARTS, distributions_from, draw, law_def, law_functions, ops_to_data
+from compiler.scenario import (
+    BlockerDef,
+    ConstraintDef,
+    DatatypeDef,
+    EnumDef,
+    LawDef,
+    ParamValue,
+    Scenario,
+    ToolDef,
+)
+from compiler.stages.expand_tasks import TaskBuilder
+from compiler.stages.expand_tools import GroupContext, ToolBuilder
+from compiler.stages.resolve import Program
+
+VALUE_TYPES = frozenset({"handle", "string", "number", "timestamp", "bool"})
+
+
+@define
+class _State:
+    ctx: CompileContext
+    errors: Collector = field(factory=Collector)
+    params: list[ParamValue] = field(factory=list)
+    enums: list[EnumDef] = field(factory=list)
+    datatypes: dict[str, DatatypeDef] = field(factory=dict)
+    laws: dict[tuple[str, str], tuple[m.Law, Env]] = field(factory=dict)
+    seeds: dict[str, tuple[str, ...]] = field(factory=dict)
+    blockers: list[tuple[m.Blocker, Env]] = field(factory=list)
+    constraints: list[tuple[m.Constraint, Env]] = field(factory=list)
+    backends: list[tuple[m.Backend, Env]] = field(factory=list)
+    tasks: list[tuple[m.Tasks, Env]] = field(factory=list)
+    deferred_tools: list[tuple[m.Item, Env]] = field(factory=list)
+    formats: dict[str, tuple[m.Template, Env]] = field(factory=dict)
+
+
+def parse_override(p: m.Param, text: str) -> Any:
+    """Parse a `--set` value by the parameter's declared type."""
+    kind = p.type
+    if len(kind) > 1:
+        return text
+    t = kind[0]
+    try:
+        if t == "int":
+            return int(text)
+        if t == "float":
+            return float(text)
+    except ValueError:
+        raise ScnSemanticError(f"--set {p.name}={text}: expected {'a whole number' if t == 'int' else 'a number'}", span=p.span) from None
+    if t == "bool":
+        if text.lower() in ("true", "1", "yes"):
+            return True
+        if text.lower() in ("false", "0", "no"):
+            return False
+        raise ScnSemanticError(f"--set {p.name}={text}: expected true or false", span=p.span)
+    return text
+
+
+def _check_param_value(p: m.Param, value: Any, env: Env, origin: str) -> None:
+    kind = p.type
+    span = p.default.span if origin == "default" and p.default is not None else p.span
+    where = f"--set {p.name}={value}" if origin == "override" else f"default of '{p.name}'"
+    if len(kind) > 1:
+        if str(value) not in kind:
+            raise fail(f"{where}: must be one of {' | '.join(kind)}{did_you_mean(str(value), kind)}", span)
+    else:
+        t = kind[0]
+        ok = {
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+            "str": isinstance(value, str),
+        }[t]
+        if not ok:
+            raise fail(f"{where}: expected {t}, got {kind_of(value)}", span)
+    if p.domain is not None:
+        allowed = evaluate(p.domain, env)
+        if isinstance(allowed, range):
+            lo, hi = allowed.start, allowed.stop - 1
+            if not lo <= value <= hi:
+                raise fail(f"{where}: {value} is outside {lo}..{hi}", span)
+        elif value not in allowed:
+            raise fail(f"{where}: {value!r} is not one of {allowed}", span)
+
+
+def _bind_param(p: m.Param, env: Env, state: _State) -> None:
+    if p.name in state.ctx.overrides:
+        value = parse_override(p, state.ctx.overrides[p.name])
+        origin = "override"
+    elif p.default is not None:
+        value = evaluate(p.default, env)
+        if p.type == ("float",) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        origin = "default"
+    else:
+        raise ScnSemanticError(f"parameter '{p.name}' has no default; give one or pass --set {p.name}=...", span=p.span)
+    if len(p.type) > 1 and isinstance(value, str):
+        value = EnumValue(value, p.name, None)
+    _check_param_value(p, value, env, origin)
+    env.values[p.name] = value
+    state.params.append(ParamValue(p.name, " | ".join(p.type), str(value) if isinstance(value, EnumValue) else value))
+
+
+def _enum(node: m.Enum, env: Env, state: _State) -> None:
+    name = render(node.name, env)
+    members: list[str] = []
+    splits: list[str | None] = []
+    for group in node.groups:
+        for member in group.members:
+            if member in members:
+                raise fail(f"enum '{name}' lists '{member}' twice", group.span)
+            members.append(member)
+            splits.append(group.split)
+    state.enums.append(EnumDef(name, tuple(members), tuple(splits), span=node.span))
+    env.values[name] = [EnumValue(mv, name, sp) for mv, sp in zip(members, splits)]
+
+
+def _strings(attr: m.Attr | None, env: Env) -> tuple[str, ...]:
+    if attr is None:
+        return ()
+    out: list[str] = []
+    for v in attr.values:
+        value = evaluate(v, env)
+        if isinstance(value, (list, tuple)):
+            out.extend(str(x) for x in value)
+        else:
+            out.append(str(value))
+    return tuple(out)
+
+
+def _datatype(node: m.Datatype, env: Env, state: _State) -> None:
+    name = render(node.name, env)
+    attrs = {a.key: a for a in node.attrs}
+    vtype = render(node.vtype, env) if node.vtype is not None else "handle"
+    enum_name = None
+    if vtype not in VALUE_TYPES:
+        found, value = env.lookup(vtype)
+        if not found or not isinstance(value, list) or not all(isinstance(v, EnumValue) for v in value):
+            hint = did_you_mean(vtype, list(VALUE_TYPES) + [e.name for e in state.enums])
+            raise fail(f"unknown value type '{vtype}'{hint}; use handle, string, number, timestamp, bool or an enum", node.span)
+        enum_name, vtype = vtype, "enum"
+    if name in state.datatypes:
+        first = state.datatypes[name].span
+        raise fail(f"datatype '{name}' is defined twice" + (f" (first at line {first.line})" if first else ""), node.span)
+    fmt = attrs.get("format")
+    if fmt is not None:
+        if fmt.values[0].op != "str" or fmt.values[0].template is None:
+            raise fail("format is a string template such as \"<Order{n:05}>\"", fmt.span)
+        state.formats[name] = (fmt.values[0].template, env)
+    state.datatypes[name] = DatatypeDef(
+        name=name,
+        value_type=vtype,
+        enum=enum_name,
+        role=_strings(attrs.get("role"), env)[0] if "role" in attrs else "",
+        description=_strings(attrs.get("describe"), env)[0] if "describe" in attrs else "",
+        aliases=_strings(attrs.get("aliases"), env),
+        examples=_strings(attrs.get("example"), env),
+        format=fmt.values[0].template.raw if fmt is not None and fmt.values[0].op == "str" and fmt.values[0].template else None,
+        entity=_strings(attrs.get("entity"), env)[0] if "entity" in attrs else None,
+        span=node.span,
+    )
+
+
+def _walk(items: tuple[m.Item, ...], env: Env, state: _State, tools: ToolBuilder) -> None:
+    for item in items:
+        try:
+            _item(item, env, state, tools)
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
+
+
+def _item(item: m.Item, env: Env, state: _State, tools: ToolBuilder) -> None:
+    if isinstance(item, m.Param):
+        _bind_param(item, env, state)
+    elif isinstance(item, m.Let):
+        env.values[item.name] = evaluate(item.value, env)
+    elif isinstance(item, m.Enum):
+        _enum(item, env, state)
+    elif isinstance(item, m.Datatype):
+        _datatype(item, env, state)
+    elif isinstance(item, m.Law):
+        state.laws[(item.quantity, item.name)] = (item, env)
+    elif isinstance(item, m.Seed):
+        state.seeds[item.quantity] = item.parts
+    elif isinstance(item, (m.Tool, m.Chain, m.Toolset, m.Server)):
+        state.deferred_tools.append((item, env))
+    elif isinstance(item, m.Blocker):
+        state.blockers.append((item, env))
+    elif isinstance(item, m.Constraint):
+        state.constraints.append((item, env))
+    elif isinstance(item, m.Backend):
+        state.backends.append((item, env))
+    elif isinstance(item, m.Tasks):
+        state.tasks.append((item, env))
+    elif isinstance(item, m.ForBlock):
+        for value in as_iterable(evaluate(item.iterable, env), item.iterable.span):
+            _walk(item.body, env.child({item.var: value}), state, tools)
+    elif isinstance(item, m.IfBlock):
+        cond = evaluate(item.condition, env)
+        if not isinstance(cond, bool):
+            raise fail(f"an if condition must be true or false, got {kind_of(cond)}", item.condition.span)
+        _walk(item.then if cond else item.otherwise, env.child(), state, tools)
+
+
+def _build_tools(state: _State, tools: ToolBuilder) -> None:
+    cost_laws = {name for (q, name) in state.laws if q == "cost"}
+    latency_laws = {name for (q, name) in state.laws if q == "latency"}
+    base = GroupContext(cost_laws, latency_laws)
+    for item, env in state.deferred_tools:
+        try:
+            if isinstance(item, m.Tool):
+                tools.single(item, env, base)
+            elif isinstance(item, m.Chain):
+                tools.chain(item, env, base)
+            elif isinstance(item, m.Toolset):
+                tools.toolset(item, env, base)
+            elif isinstance(item, m.Server):
+                tools.server(item, env, base)
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
+    seen: dict[str, ToolDef] = {}
+    for tool in tools.tools:
+        if tool.name in seen:
+            first = seen[tool.name].span
+            where = f" (first made at line {first.line})" if first is not None else ""
+            state.errors.error(f"tool name '{tool.name}' is made twice{where}", tool.span)
+        seen[tool.name] = tool
+        for p in tool.params if tool.kind == "atomic" else ():
+            if p.datatype not in state.datatypes and p.datatype not in tools.implicit:
+                hint = did_you_mean(p.datatype, list(state.datatypes) + list(tools.implicit))
+                state.errors.error(f"tool '{tool.name}' takes undefined datatype '{p.datatype}'{hint}", tool.span)
+    for name, span in tools.implicit.items():
+        if name not in state.datatypes:
+            state.datatypes[name] = DatatypeDef(name=name, value_type="handle", span=span)
+
+
+def _law_defs(state: _State) -> tuple[list[LawDef], dict[tuple[str, str], Any]]:
+    defs = []
+    compiled: dict[tuple[str, str], Any] = {}
+    for key in sorted(state.laws):
+        law, env = state.laws[key]
+        try:
+            ops = ops_to_data(law, env)
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
+            continue
+        parts = state.seeds.get(law.quantity, DEFAULT_SEED_PARTS)
+        defs.append(law_def(law, ops, parts))
+        compiled[key] = (law, ops, env, parts)
+    return defs, compiled
+
+
+def _blocker(node: m.Blocker, env: Env) -> BlockerDef:
+    attrs = {a.key: a for a in node.attrs}
+
+    def word(key: str, default: str) -> str:
+        a = attrs.get(key)
+        if a is None:
+            return default
+        v = a.values[0]
+        if v.op == "call":
+            return v.args[0].template.text if v.args[0].template is not None else default
+        return v.template.text if v.template is not None and v.op == "name" else str(evaluate(v, env))
+
+    effect_args: tuple[str, ...] = ()
+    effect = attrs.get("effect")
+    if effect is not None and effect.values[0].op == "call":
+        effect_args = tuple(
+            a.template.text if a.op == "name" and a.template is not None else str(evaluate(a, env))
+            for a in effect.values[0].args[1:]
+        )
+    lo, hi = 1, 1
+    count = attrs.get("count")
+    if count is not None:
+        value = evaluate(count.values[0], env)
+        if isinstance(value, range):
+            lo, hi = value.start, value.stop - 1
+        elif isinstance(value, int) and not isinstance(value, bool):
+            lo = hi = value
+        else:
+            raise fail(f"count is a number or a range, got {kind_of(value)}", count.values[0].span)
+        if lo < 0 or hi < lo:
+            raise fail(f"count range {lo}..{hi} is empty or negative", count.values[0].span)
+    messages = _strings(attrs.get("messages"), env)
+    return BlockerDef(
+        name=node.name,
+        signal=word("signal", "explicit"),
+        trigger=word("trigger", "schedule"),
+        effect=word("effect", ""),
+        effect_args=effect_args,
+        count_min=lo,
+        count_max=hi,
+        guarantee=word("guarantee", "none"),
+        messages=messages,
+        span=node.span,
+    )
+
+
+def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
+    attrs = {a.key: a for a in node.attrs}
+    kind_attr = attrs["kind"].values[0]
+    kind = kind_attr.template.text if kind_attr.template is not None else str(evaluate(kind_attr, env))
+    params = []
+    for p in node.params:
+        value = evaluate(p.default, env) if p.default is not None else None
+        params.append((p.name, " | ".join(p.type), value))
+    entry = getattr(registry, "validator_kinds", {}).get(kind)
+    if entry is not None:
+        declared = {name for name, _, _ in params}
+        for needed in sorted(set(entry.params) - declared):
+            raise fail(f"constraint '{node.name}' of kind '{kind}' needs a parameter '{needed}'", node.span)
+    scope = attrs.get("scope")
+    return ConstraintDef(
+        name=node.name,
+        kind=kind,
+        dimension=_strings(attrs.get("dimension"), env)[0] if "dimension" in attrs else "",
+        scope=scope.values[0].template.text if scope is not None and scope.values[0].template else "final",
+        params=tuple(params),
+        message=_strings(attrs.get("message"), env)[0] if "message" in attrs else "",
+        gated_on=_strings(attrs.get("gated_on"), env),
+        span=node.span,
+    )
+
+
+def base_env(ctx: CompileContext) -> Env:
+    """Return the root scope: builtin functions, law helpers and the registry's families."""
+    functions = {**law_functions(), **builtins.functions()}
+    return Env(functions=functions, distributions=distributions_from(ctx.registry))
+
+
+def expand(program: Program, ctx: CompileContext) -> Scenario:
+    """Expand `program` with `ctx.seed` and `ctx.overrides` into a concrete scenario.
+
+    Raises:
+        ScnSemanticError: with every problem found (collected, not just the first).
+    """
+    state = _State(ctx)
+    env = base_env(ctx)
+    declared = {i.name for i in program.items if isinstance(i, m.Param)}
+    for name in sorted(set(ctx.overrides) - declared):
+        state.errors.error(f"--set {name}: no such parameter{did_you_mean(name, declared)}; parameters: {', '.join(sorted(declared)) or 'none'}")
+    tools = ToolBuilder(ctx.seed, state.datatypes, errors=state.errors)
+    _walk(program.items, env, state, tools)
+    _build_tools(state, tools)
+    laws, compiled = _law_defs(state)
+    state.errors.raise_if_errors(ScnSemanticError)
+
+    blockers = []
+    for node, benv in state.blockers:
+        try:
+            blockers.append(_blocker(node, benv))
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
+    constraints = []
+    for cnode, cenv in state.constraints:
+        try:
+            constraints.append(_constraint(cnode, cenv, ctx.registry))
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
+
+    symbols = {name: Symbol(name) for name in state.datatypes}
+    symbols.update({t.name: Symbol(t.name) for t in tools.tools})
+    symbols.update({t.group: Symbol(t.group) for t in tools.tools if t.group})
+    tasks = TaskBuilder(ctx, state.datatypes, tools.tools, compiled, state.errors, symbols, state.formats, dict(state.seeds))
+    for bnode, benv in state.backends:
+        tasks.backend(bnode, benv)
+    for tnode, tenv in state.tasks:
+        try:
+            tasks.generate(tnode, tenv)
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
+    state.errors.raise_if_errors(ScnSemanticError)
+    global_tools = tasks.global_costs()
+    state.errors.raise_if_errors(ScnSemanticError)
+    return Scenario(
+        domain=program.domain,
+        name=program.name,
+        title=program.title,
+        seed=ctx.seed,
+        params=tuple(state.params),
+        enums=tuple(state.enums),
+        datatypes=tuple(sorted(state.datatypes.values(), key=lambda d: d.name)),
+        tools=tuple(global_tools),
+        laws=tuple(laws),
+        blockers=tuple(blockers),
+        constraints=tuple(constraints),
+        records=tuple(tasks.records),
+        tasks=tuple(tasks.tasks),
+    )
+
+
+__all__ = ["expand", "base_env", "parse_override", "Mapping"]

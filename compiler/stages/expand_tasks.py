@@ -1,0 +1,366 @@
+"""Expansion of task generators and backends, and the drawing of tool costs.
+
+A `tasks` block is a product of `for` clauses (each may depend on the ones before it), filtered by
+`where`. Each binding becomes one task: what is given, what must be reached, which tools it sees,
+its query text, and the backend record its values come from. Without a `backend`, every task gets
+its own record, holding a fresh value of each datatype it can reach, so every stub call has exactly
+one answer.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from compiler import builtins, model as m, solver
+from compiler.context import CompileContext
+from compiler.diagnostics import Collector, ScnError
+from compiler.evaluate import Env, Record, Symbol, as_int, as_iterable, did_you_mean, evaluate, fail, kind_of, render
+from compiler.laws import DEFAULT_SEED_PARTS, draw, seeded_rng
+from compiler.scenario import DatatypeDef, RecordDef, Subtask, TaskDef, ToolDef
+
+_EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+class TaskBuilder:
+    """Builds records and tasks, and draws costs, for one expansion."""
+
+    def __init__(
+        self,
+        ctx: CompileContext,
+        datatypes: dict[str, DatatypeDef],
+        tools: list[ToolDef],
+        laws: dict[tuple[str, str], Any],
+        errors: Collector,
+        symbols: Mapping[str, Symbol],
+        formats: Mapping[str, tuple[m.Template, Env]],
+        seeds: Mapping[str, tuple[str, ...]],
+    ) -> None:
+        self.ctx = ctx
+        self.datatypes = datatypes
+        self.tools = tools
+        self.by_name = {t.name: t for t in tools}
+        self.laws = laws
+        self.errors = errors
+        self.symbols = dict(symbols)
+        self.formats = formats
+        self.seeds = seeds
+        self.records: list[RecordDef] = []
+        self.tasks: list[TaskDef] = []
+        self.shared_backend = False
+        self.groups: dict[str, list[str]] = {}
+        for t in tools:
+            if t.group:
+                self.groups.setdefault(t.group, []).append(t.name)
+            if t.server:
+                self.groups.setdefault(t.server, []).append(t.name)
+        self.solver_tools = tuple(
+            solver.Tool(t.name, t.inputs, frozenset(t.outputs)) for t in tools if t.trusted
+        )
+        self.per_task_cost = "task" in self.seeds.get("cost", DEFAULT_SEED_PARTS)
+        self._task_index = 0
+        self._cost_cache: dict[str, float] = {}
+
+    # ------------------------------------------------------------ values
+    def value(self, dt: DatatypeDef, n: int, record: int) -> str:
+        """Return datatype `dt`'s value for entity number `n` in record `record`."""
+        fmt = self.formats.get(dt.name)
+        if fmt is not None:
+            template, env = fmt
+            return render(template, env.child({"n": n, "i": record, "name": dt.name}))
+        if dt.value_type == "handle":
+            return f"<{dt.name}{n:05d}>"
+        if dt.value_type == "number":
+            return str(n)
+        if dt.value_type == "timestamp":
+            return (_EPOCH + _dt.timedelta(hours=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if dt.value_type == "bool":
+            return "true" if n % 2 else "false"
+        if dt.value_type == "enum":
+            members = self.symbols_enum(dt.enum or "")
+            return members[(n - 1) % len(members)] if members else ""
+        return f"{dt.name}_{n}"
+
+    def symbols_enum(self, name: str) -> list[str]:
+        for _, env in self.formats.values():
+            found, value = env.lookup(name)
+            if found:
+                return [str(v) for v in value]
+        return []
+
+    # ------------------------------------------------------------ backend
+    def backend(self, node: m.Backend, env: Env) -> None:
+        """Generate the shared records of a `backend` block."""
+        if self.shared_backend:
+            raise fail("only one backend is allowed per scenario", node.span)
+        self.shared_backend = True
+        count = 1
+        pools: dict[str, int] = {}
+        for a in node.attrs:
+            if a.key == "records":
+                count = as_int(evaluate(a.values[0], env), a.values[0].span)
+                if count < 1:
+                    raise fail("a backend needs at least one record", a.values[0].span)
+            elif a.key == "pool":
+                if len(a.values) != 2:
+                    raise fail("pool takes an entity and a size: `pool User, 25`", a.span)
+                entity = a.values[0].template.text if a.values[0].op == "name" and a.values[0].template else str(evaluate(a.values[0], env))
+                pools[entity] = as_int(evaluate(a.values[1], env), a.values[1].span)
+        for i in range(1, count + 1):
+            picks: dict[str, int] = {}
+            values = []
+            for name in sorted(self.datatypes):
+                dt = self.datatypes[name]
+                if dt.entity and dt.entity in pools:
+                    if dt.entity not in picks:
+                        rng = seeded_rng(("global", "record", "entity"), {"global": self.ctx.seed, "record": i, "entity": dt.entity})
+                        picks[dt.entity] = rng.randrange(pools[dt.entity]) + 1
+                    n = picks[dt.entity]
+                else:
+                    n = i
+                values.append((name, self.value(dt, n, i)))
+            self.records.append(RecordDef(f"record_{i:05d}", tuple(values)))
+
+    # ------------------------------------------------------------ tasks
+    def bindings(self, clauses: list[m.Generator], env: Env) -> Iterator[Env]:
+        """Yield one scope per combination of the `for` clauses, in order."""
+        if not clauses:
+            yield env
+            return
+        first, rest = clauses[0], clauses[1:]
+        for value in as_iterable(evaluate(first.iterable, env), first.iterable.span):
+            if len(first.vars) == 1:
+                scope = env.child({first.vars[0]: value})
+            else:
+                items = list(value) if isinstance(value, (list, tuple)) else None
+                if items is None or len(items) != len(first.vars):
+                    raise fail(f"cannot unpack {kind_of(value)} into {len(first.vars)} names", first.span)
+                scope = env.child(dict(zip(first.vars, items)))
+            yield from self.bindings(rest, scope)
+
+    def datatype_names(self, value: Any, span: Any) -> list[str]:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        out = []
+        for v in items:
+            name = str(v)
+            if name not in self.datatypes:
+                raise fail(f"undefined datatype '{name}'{did_you_mean(name, self.datatypes)}", span)
+            out.append(name)
+        return out
+
+    def visible(self, value: Any, span: Any) -> tuple[str, ...]:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        out: list[str] = []
+        for v in items:
+            name = str(v)
+            if name in self.groups:
+                out.extend(self.groups[name])
+            elif name in self.by_name:
+                out.append(name)
+            else:
+                raise fail(f"'{name}' is neither a tool nor a group of tools{did_you_mean(name, list(self.groups) + list(self.by_name))}", span)
+        seen: set[str] = set()
+        return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
+
+    def generator_functions(self) -> dict[str, Any]:
+        gctx = builtins.GeneratorContext(self.ctx.seed, self.solver_tools, tuple(sorted(self.datatypes)))
+        out = {}
+        for name, entry in getattr(self.ctx.registry, "generators", {}).items():
+            fn = entry.fn
+            out[name] = (lambda f: lambda *a, **k: f(gctx, *a, **k))(fn)
+        return out
+
+    def generate(self, node: m.Tasks, env: Env) -> None:
+        """Expand one `tasks` block into tasks (and per-task records without a backend)."""
+        scope0 = Env({}, env, {**env.functions, **self.generator_functions()}, env.distributions, None, self.symbols)
+        clauses = [x for x in node.body if isinstance(x, m.Generator)]
+        givens = [x for x in node.body if isinstance(x, m.Given)]
+        attrs_: dict[str, list[m.Attr]] = {}
+        for a in node.body:
+            if isinstance(a, m.Attr):
+                attrs_.setdefault(a.key, []).append(a)
+        made = 0
+        for scope in self.bindings(clauses, scope0):
+            try:
+                if self.task(node, scope, givens, attrs_, made + 1):
+                    made += 1
+            except ScnError as e:
+                self.errors.extend(e.diagnostics)
+                return
+        if made == 0:
+            self.errors.error(f"tasks '{node.name}' makes no task (check its `for` clauses and `where`)", node.span)
+
+    def one(self, attrs_: dict[str, list[m.Attr]], key: str, scope: Env) -> Any:
+        found = attrs_.get(key)
+        if not found:
+            return None
+        return evaluate(found[0].values[0], scope)
+
+    def task(self, node: m.Tasks, scope: Env, givens: list[m.Given], attrs_: dict[str, list[m.Attr]], index: int) -> bool:
+        where = self.one(attrs_, "where", scope)
+        if where is not None:
+            if not isinstance(where, bool):
+                raise fail(f"where must be true or false, got {kind_of(where)}", attrs_["where"][0].values[0].span)
+            if not where:
+                return False
+        task_id = str(self.one(attrs_, "id", scope) or f"{node.name}_{index:05d}")
+        given: dict[str, str | None] = {}
+        for g in givens:
+            for item in g.items:
+                if item.condition is not None:
+                    cond = evaluate(item.condition, scope)
+                    if not isinstance(cond, bool):
+                        raise fail("a given condition must be true or false", item.condition.span)
+                    if not cond:
+                        continue
+                (name,) = self.datatype_names(render(item.datatype, scope), item.datatype.span)
+                given[name] = str(evaluate(item.value, scope)) if item.value is not None else None
+        inputs = self.one(attrs_, "inputs", scope)
+        if inputs is not None:
+            for name in self.datatype_names(inputs, attrs_["inputs"][0].span):
+                given.setdefault(name, None)
+        goal_value = self.one(attrs_, "goal", scope)
+        goals = self.datatype_names(goal_value, attrs_["goal"][0].span) if goal_value is not None else []
+        subtasks: list[Subtask] = []
+        sub_value = self.one(attrs_, "subtasks", scope)
+        if sub_value is not None:
+            for rec in as_iterable(sub_value, attrs_["subtasks"][0].span):
+                if not isinstance(rec, Record):
+                    raise fail("subtasks is a list of records with id, tool, output, depends_on", attrs_["subtasks"][0].span)
+                subtasks.append(Subtask(str(rec.get("id")), str(rec.get("tool")), str(rec.get("output")), tuple(str(d) for d in rec.get("depends_on"))))
+            if not goals:
+                goals = sorted({s.output for s in subtasks})
+        if not goals:
+            raise fail(f"task '{task_id}' has no goal", node.span)
+        tools_value = self.one(attrs_, "tools", scope)
+        visible = self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
+        truth_attr = attrs_.get("truth")
+        truth = truth_attr[0].values[0].template.text if truth_attr and truth_attr[0].values[0].template else ("dag" if subtasks else "min_cost")
+        query = str(self.one(attrs_, "query", scope))
+        split = self.one(attrs_, "split", scope)
+        info = tuple((str(evaluate(a.values[0], scope)), _plain(evaluate(a.values[1], scope))) for a in attrs_.get("info", []) if len(a.values) == 2)
+        self._task_index += 1
+        record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)
+        costs = self.task_costs(task_id, visible) if self.per_task_cost else ()
+        self.tasks.append(
+            TaskDef(
+                id=task_id,
+                generator=node.name,
+                query=query,
+                given=tuple(sorted(given_values.items())),
+                goals=tuple(goals),
+                record=record_id,
+                split=str(split) if split is not None else "",
+                tools=visible,
+                subtasks=tuple(subtasks),
+                costs=costs,
+                info=info,
+                truth=truth,
+                span=node.span,
+            )
+        )
+        return True
+
+    def record_for(
+        self,
+        task_id: str,
+        given: dict[str, str | None],
+        goals: list[str],
+        visible: tuple[str, ...],
+        scope: Env,
+        attrs_: dict[str, list[m.Attr]],
+    ) -> tuple[str, dict[str, str]]:
+        """Return the record a task's values come from, making one if there is no backend."""
+        if self.shared_backend:
+            chosen = self.one(attrs_, "record", scope)
+            if chosen is None:
+                rng = seeded_rng(("global", "record", "task"), {"global": self.ctx.seed, "record": "record", "task": task_id})
+                record = self.records[rng.randrange(len(self.records))]
+            else:
+                matches = [r for r in self.records if r.id == str(chosen)]
+                if not matches:
+                    raise fail(f"no backend record '{chosen}'", attrs_["record"][0].span)
+                record = matches[0]
+            values = dict(record.values)
+            return record.id, {d: (v if v is not None else values.get(d, "")) for d, v in given.items()}
+        tools = self.solver_tools
+        if visible:
+            names = set(visible)
+            tools = tuple(t for t in tools if t.name in names)
+        reach = solver.reachable(tools, frozenset(given)) | set(given) | set(goals)
+        n = self._task_index
+        values = {}
+        for name in sorted(reach):
+            if given.get(name) is not None:
+                values[name] = str(given[name])
+            else:
+                values[name] = self.value(self.datatypes[name], n, n)
+        self.records.append(RecordDef(task_id, tuple(sorted(values.items()))))
+        return task_id, {d: values[d] for d in given}
+
+    # ------------------------------------------------------------ costs
+    def cost_of(self, tool: ToolDef, facts: dict[str, Any], cache: dict[str, float]) -> float:
+        """Draw a tool's cost; a composite's law sees its components' costs as `parts`."""
+        if tool.name in cache:
+            return cache[tool.name]
+        if tool.cost is not None and tool.cost_law is None:
+            value = tool.cost
+        else:
+            parts = [self.cost_of(self.by_name[c], facts, cache) for c in tool.components]
+            entry = self.laws.get(("cost", tool.cost_law or ""))
+            if entry is None:
+                value = round(sum(parts), 2) if parts else (tool.cost or 0.0)
+            else:
+                law, ops, env, seed_parts = entry
+                value = draw(law, ops, env, seed_parts, {**facts, "tool": tool.name, "quantity": "cost"}, parts)
+        cache[tool.name] = value
+        return value
+
+    def latency_of(self, tool: ToolDef) -> float | None:
+        if tool.latency_law is None:
+            return tool.latency_ms
+        entry = self.laws.get(("latency", tool.latency_law))
+        if entry is None:
+            return tool.latency_ms
+        law, ops, env, seed_parts = entry
+        parts = [self.latency_of(self.by_name[c]) or 0.0 for c in tool.components]
+        return draw(law, ops, env, seed_parts, {"global": self.ctx.seed, "tool": tool.name, "quantity": "latency", "task": ""}, parts)
+
+    def task_costs(self, task_id: str, visible: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+        cache: dict[str, float] = {}
+        facts = {"global": self.ctx.seed, "task": task_id}
+        names = visible or tuple(t.name for t in self.tools)
+        try:
+            return tuple(sorted((n, self.cost_of(self.by_name[n], facts, cache)) for n in names))
+        except ScnError as e:
+            self.errors.extend(e.diagnostics)
+            return ()
+
+    def global_costs(self) -> list[ToolDef]:
+        """Return the tools with global costs and latencies filled in (per-task costs stay in tasks)."""
+        out = []
+        cache: dict[str, float] = {}
+        facts = {"global": self.ctx.seed, "task": ""}
+        for tool in self.tools:
+            try:
+                cost = None if self.per_task_cost else self.cost_of(tool, facts, cache)
+                latency = self.latency_of(tool)
+            except ScnError as e:
+                self.errors.extend(e.diagnostics)
+                continue
+            out.append(attrs.evolve(tool, cost=cost, latency_ms=latency))
+        return sorted(out, key=lambda t: t.name)
+
+
+def _plain(value: Any) -> Any:
+    """Turn evaluator values into JSON-able plain values for `info`."""
+    if isinstance(value, Record):
+        return {k: _plain(v) for k, v in value.fields}
+    if isinstance(value, (list, tuple, range)):
+        return [_plain(v) for v in value]
+    if isinstance(value, str):
+        return str(value)
+    return value

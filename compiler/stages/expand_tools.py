@@ -1,0 +1,396 @@
+"""Expansion of tool templates: single tools, chains with composites, toolsets, servers, siblings.
+
+Each function takes syntax nodes and an evaluation scope and returns concrete `ToolDef`s. Names,
+descriptions and argument names are rendered from templates; random choices (an alias, a variant
+suffix) draw from generators seeded by the global seed and the tool's identity, never from
+iteration order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from attrs import define, field
+
+from compiler import model as m
+from compiler.diagnostics import Collector, ScnSemanticError
+from compiler.evaluate import Env, Record, as_iterable, evaluate, fail, render
+from compiler.laws import seeded_rng
+from compiler.scenario import DatatypeDef, ToolDef, ToolParam
+
+
+@define
+class ToolBuilder:
+    """Accumulates the tools of one expansion and the datatypes tools declare implicitly."""
+
+    seed: int
+    datatypes: dict[str, DatatypeDef]
+    tools: list[ToolDef] = field(factory=list)
+    implicit: dict[str, Any] = field(factory=dict)  # datatype name -> span of first use
+    errors: Collector = field(factory=Collector)
+
+    # ------------------------------------------------------------ shared
+    def attr(self, attrs: tuple[m.Attr, ...], key: str) -> m.Attr | None:
+        for a in attrs:
+            if a.key == key:
+                return a
+        return None
+
+    def text(self, attrs: tuple[m.Attr, ...], key: str, env: Env, default: str = "") -> str:
+        a = self.attr(attrs, key)
+        if a is None:
+            return default
+        value = evaluate(a.values[0], env)
+        return str(value)
+
+    def law_ref(self, attrs: tuple[m.Attr, ...], key: str, env: Env, laws: set[str], default: str | None) -> tuple[str | None, float | None]:
+        """Return (law name, constant) for a `cost`/`latency` attribute."""
+        a = self.attr(attrs, key)
+        if a is None:
+            return default, None
+        v = a.values[0]
+        if v.op == "name" and v.template is not None and v.template.is_plain and v.template.text in laws:
+            return v.template.text, None
+        value = evaluate(v, env)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise fail(f"{key} is a law name ({', '.join(sorted(laws)) or 'none defined'}) or a number", v.span)
+        return None, float(value)
+
+    def arg_params(self, args: tuple[m.Arg, ...], env: Env) -> tuple[ToolParam, ...]:
+        params = []
+        for a in args:
+            if a.condition is not None:
+                cond = evaluate(a.condition, env)
+                if not isinstance(cond, bool):
+                    raise fail("an argument condition must be true or false", a.condition.span)
+                if not cond:
+                    continue
+            dt = render(a.datatype, env)
+            name = render(a.name, env) if a.name is not None else dt
+            params.append(ToolParam(name, dt))
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})[0]
+            raise fail(f"argument '{dup}' appears twice", args[0].span if args else None)
+        return tuple(params)
+
+    def add(self, tool: ToolDef) -> ToolDef:
+        self.tools.append(tool)
+        for out in tool.outputs:
+            self.implicit.setdefault(out, tool.span)
+        return tool
+
+    # ------------------------------------------------------------ single tools
+    def single(self, node: m.Tool, env: Env, ctx: GroupContext) -> ToolDef:
+        name = render(node.name, env)
+        cost_law, cost = self.law_ref(node.attrs, "cost", env, ctx.cost_laws, ctx.cost_default or "atomic")
+        latency_law, latency = self.law_ref(node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default)
+        return self.add(
+            ToolDef(
+                name=name,
+                params=self.arg_params(node.args, env),
+                outputs=tuple(render(o, env) for o in node.outputs),
+                kind="atomic",
+                group=ctx.group,
+                server=ctx.server,
+                description=self.text(node.attrs, "describe", env),
+                internal_name=self.text(node.attrs, "internal", env) or None,
+                returns=self.text(node.attrs, "returns", env) or None,
+                cost_law=cost_law,
+                cost=cost if cost is not None else ctx.cost_constant,
+                latency_law=latency_law,
+                latency_ms=latency if latency is not None else ctx.latency_constant,
+                span=node.span,
+            )
+        )
+
+    # ------------------------------------------------------------ chains
+    def chain(self, node: m.Chain, env: Env, ctx: GroupContext) -> None:
+        group = render(node.name, env)
+        ctx = ctx.inherit(self, node.attrs, env, group)
+        stages: list[ToolDef] = []
+        composites: list[tuple[m.Composite, Env]] = []
+        siblings: list[tuple[m.Sibling, Env]] = []
+
+        def visit(body: tuple[m.ChainItem, ...], scope: Env) -> None:
+            for item in body:
+                if isinstance(item, m.Tool):
+                    stages.append(self.single(item, scope, ctx))
+                elif isinstance(item, m.Repeat):
+                    for value in as_iterable(evaluate(item.iterable, scope), item.iterable.span):
+                        visit(item.body, scope.child({item.var: value}))
+                elif isinstance(item, m.Composite):
+                    composites.append((item, scope))
+                else:
+                    siblings.append((item, scope))
+
+        visit(node.body, env)
+        self.check_chain_types(stages, node)
+        for comp, scope in composites:
+            self.composites(comp, scope, stages, group, ctx)
+        for sib, scope in siblings:
+            self.siblings(sib, scope, [t for t in stages], ctx)
+
+    def check_chain_types(self, stages: list[ToolDef], node: m.Chain) -> None:
+        """Each stage after the first must take an output of the stage before it."""
+        for prev, cur in zip(stages, stages[1:]):
+            if not set(prev.outputs) & cur.inputs:
+                self.errors.error(
+                    f"chain stage '{cur.name}' does not take the output of '{prev.name}' "
+                    f"({', '.join(prev.outputs)}), so the chain is not typed end to end",
+                    cur.span,
+                )
+
+    def composites(self, node: m.Composite, env: Env, stages: list[ToolDef], group: str, ctx: GroupContext) -> None:
+        lengths = as_iterable(evaluate(node.spans, env), node.spans.span)
+        for k in lengths:
+            if not isinstance(k, int) or k < 2:
+                raise fail(f"composite span lengths start at 2 (got {k})", node.spans.span)
+        cost_law, cost = self.law_ref(node.attrs, "cost", env, ctx.cost_laws, "composite")
+        latency_law, latency = self.law_ref(node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default)
+        for k in sorted(set(lengths)):
+            if k > len(stages):
+                continue
+            for start in range(len(stages) - k + 1):
+                span = stages[start : start + k]
+                produced: set[str] = set()
+                params: list[ToolParam] = []
+                seen: set[str] = set()
+                for stage in span:
+                    for p in stage.params:
+                        if p.datatype not in produced and p.datatype not in seen:
+                            params.append(p)
+                            seen.add(p.datatype)
+                    produced.update(stage.outputs)
+                scope = env.child(
+                    {
+                        "start": start + 1,
+                        "end": start + k,
+                        "k": k,
+                        "first": span[0].name,
+                        "last": span[-1].name,
+                        "parts": [s.name for s in span],
+                        "chain": group,
+                    }
+                )
+                name = self.text(node.attrs, "name", scope, f"{group}_Steps_{start + 1}_to_{start + k}")
+                describe = self.text(
+                    node.attrs, "describe", scope, "Runs " + ", then ".join(s.name for s in span) + " as one call."
+                )
+                self.add(
+                    ToolDef(
+                        name=name,
+                        params=tuple(params),
+                        outputs=span[-1].outputs,
+                        kind="composite",
+                        group=group,
+                        server=ctx.server,
+                        description=describe,
+                        components=tuple(s.name for s in span),
+                        cost_law=cost_law,
+                        cost=cost,
+                        latency_law=latency_law,
+                        latency_ms=latency,
+                        span=node.span,
+                    )
+                )
+
+    # ------------------------------------------------------------ toolsets
+    def toolset(self, node: m.Toolset, env: Env, ctx: GroupContext) -> None:
+        group = render(node.name, env)
+        ctx = ctx.inherit(self, node.attrs, env, group)
+        made: list[ToolDef] = []
+        siblings: list[tuple[m.Sibling, Env]] = []
+
+        def visit(body: tuple[m.ToolsetItem, ...], scope: Env) -> None:
+            for item in body:
+                if isinstance(item, m.Signature):
+                    made.append(self.signature(item, node, scope, ctx, group))
+                elif isinstance(item, m.ForSignatures):
+                    for value in as_iterable(evaluate(item.iterable, scope), item.iterable.span):
+                        visit(item.body, scope.child({item.var: value}))
+                else:
+                    siblings.append((item, scope))
+
+        visit(node.body, env)
+        for sib, scope in siblings:
+            self.siblings(sib, scope, made, ctx)
+
+    def datatype_view(self, name: str, key: str, span: Any) -> DatatypeView:
+        dt = self.datatypes.get(name)
+        aliases = dt.aliases if dt is not None and dt.aliases else (name.replace("_", " "),)
+        rng = seeded_rng(("global", "alias", "tool", "datatype"), {"global": self.seed, "alias": "alias", "tool": key, "datatype": name})
+        alias = aliases[rng.randrange(len(aliases))]
+        return DatatypeView(name, alias, aliases, dt.description if dt is not None else "")
+
+    def signature(self, node: m.Signature, toolset: m.Toolset, env: Env, ctx: GroupContext, group: str) -> ToolDef:
+        inputs = [render(t, env) for t in node.inputs]
+        output = render(node.output, env)
+        key = f"{group}:{','.join(inputs)}->{output}"
+        views = [self.datatype_view(n, key, node.span) for n in inputs]
+        out_view = self.datatype_view(output, key, node.span)
+        rng = seeded_rng(("global", "variant", "tool"), {"global": self.seed, "variant": "variant", "tool": key})
+        scope = env.child({"ins": views, "out": out_view}, rng=rng)
+        variant_attr = self.attr(node.attrs, "variant") or self.attr(toolset.attrs, "variant")
+        variant = str(evaluate(variant_attr.values[0], scope)) if variant_attr is not None else ""
+        scope = scope.child({"variant": variant})
+        name_attr = self.attr(node.attrs, "name") or self.attr(toolset.attrs, "name")
+        if name_attr is None:
+            name = f"Get_{out_view.name}_From_{'_And_'.join(v.name for v in views)}{variant}"
+        else:
+            name = str(evaluate(name_attr.values[0], scope))
+        arg_attr = self.attr(toolset.attrs, "argument")
+        params = []
+        for view in views:
+            pname = str(evaluate(arg_attr.values[0], scope.child({"dt": view}))) if arg_attr is not None else view.name
+            params.append(ToolParam(pname, view.name))
+        describe_attr = self.attr(node.attrs, "describe") or self.attr(toolset.attrs, "describe")
+        describe = str(evaluate(describe_attr.values[0], scope)) if describe_attr is not None else ""
+        internal_attr = self.attr(node.attrs, "internal") or self.attr(toolset.attrs, "internal")
+        internal = str(evaluate(internal_attr.values[0], scope)) if internal_attr is not None else None
+        cost_law, cost = self.law_ref(node.attrs, "cost", env, ctx.cost_laws, ctx.cost_default or "atomic")
+        latency_law, latency = self.law_ref(node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default)
+        return self.add(
+            ToolDef(
+                name=name,
+                params=tuple(params),
+                outputs=(output,),
+                kind="atomic",
+                group=group,
+                server=ctx.server,
+                description=describe,
+                internal_name=internal,
+                cost_law=cost_law,
+                cost=cost if cost is not None else ctx.cost_constant,
+                latency_law=latency_law,
+                latency_ms=latency if latency is not None else ctx.latency_constant,
+                span=node.span,
+            )
+        )
+
+    # ------------------------------------------------------------ servers
+    def server(self, node: m.Server, env: Env, ctx: GroupContext) -> None:
+        name = render(node.name, env)
+        ctx = ctx.inherit(self, node.attrs, env, name, server=name)
+        made = [self.single(t, env, ctx) for t in node.body if isinstance(t, m.Tool)]
+        for sib in node.body:
+            if isinstance(sib, m.Sibling):
+                self.siblings(sib, env, made, ctx)
+
+    # ------------------------------------------------------------ siblings
+    def siblings(self, node: m.Sibling, env: Env, bases: list[ToolDef], ctx: GroupContext) -> None:
+        kind = self.text(node.attrs, "kind", env, "noisy")
+        if kind not in ("noisy", "blocker"):
+            a = self.attr(node.attrs, "kind")
+            raise fail(f"a sibling's kind is noisy or blocker, not '{kind}'", a.span if a else node.span)
+        for base in [b for b in bases if b.kind == "atomic"]:
+            rng = seeded_rng(("global", "sibling", "tool"), {"global": self.seed, "sibling": node.name, "tool": base.name})
+            view = ToolView(base)
+            scope = env.child({"base": view, "sibling": node.name}, rng=rng)
+            suffix = self.text(node.attrs, "suffix", scope, f"_{node.name}")
+            name = self.text(node.attrs, "name", scope, base.name + suffix)
+            output = self.text(node.attrs, "output", scope, "") or None
+            arg_attr = self.attr(node.attrs, "argument")
+            params = base.params
+            if arg_attr is not None:
+                params = tuple(
+                    ToolParam(str(evaluate(arg_attr.values[0], scope.child({"dt": self.datatype_view(p.datatype, name, node.span)}))), p.datatype)
+                    for p in base.params
+                )
+            success_attr = self.attr(node.attrs, "success")
+            success = evaluate(success_attr.values[0], scope) if success_attr is not None else True
+            if not isinstance(success, bool):
+                raise fail("success is true or false", success_attr.span if success_attr else node.span)
+            tool = ToolDef(
+                name=name,
+                params=params,
+                outputs=(output,) if output else base.outputs,
+                kind=kind,
+                group=base.group,
+                server=base.server,
+                description=self.text(node.attrs, "describe", scope, base.description),
+                baseline=base.name,
+                sibling=node.name,
+                returns=self.text(node.attrs, "returns", scope, "error: this tool is unavailable"),
+                success=success,
+                cost_law=base.cost_law,
+                cost=base.cost,
+                latency_law=base.latency_law,
+                latency_ms=base.latency_ms,
+                span=node.span,
+            )
+            self.tools.append(tool)
+            if output:
+                self.implicit.setdefault(output, node.span)
+
+
+@define
+class GroupContext:
+    """Defaults a group (chain, toolset, server) hands to the tools inside it."""
+
+    cost_laws: set[str]
+    latency_laws: set[str]
+    group: str = ""
+    server: str | None = None
+    cost_default: str | None = None
+    cost_constant: float | None = None
+    latency_default: str | None = None
+    latency_constant: float | None = None
+
+    def inherit(self, builder: ToolBuilder, attrs: tuple[m.Attr, ...], env: Env, group: str, server: str | None = None) -> GroupContext:
+        cost_law, cost = builder.law_ref(attrs, "cost", env, self.cost_laws, self.cost_default)
+        latency_law, latency = builder.law_ref(attrs, "latency", env, self.latency_laws, self.latency_default)
+        return GroupContext(
+            self.cost_laws,
+            self.latency_laws,
+            group,
+            server if server is not None else self.server,
+            cost_law,
+            cost if cost is not None else self.cost_constant,
+            latency_law,
+            latency if latency is not None else self.latency_constant,
+        )
+
+
+class DatatypeView:
+    """A datatype as name templates see it: `.name`, `.alias` (seeded pick), `.aliases`."""
+
+    def __init__(self, name: str, alias: str, aliases: tuple[str, ...], description: str) -> None:
+        self.name = name
+        self.alias = alias
+        self.aliases = list(aliases)
+        self.description = description
+
+    def scn_attribute(self, key: str, span: Any) -> Any:
+        if key in ("name", "alias", "aliases", "description"):
+            return getattr(self, key)
+        raise fail(f"a datatype has no attribute '{key}' (it has name, alias, aliases, description)", span)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ToolView:
+    """A baseline tool as sibling templates see it: `.name`, `.description`, `.output`."""
+
+    def __init__(self, tool: ToolDef) -> None:
+        self.tool = tool
+
+    def scn_attribute(self, key: str, span: Any) -> Any:
+        t = self.tool
+        table: dict[str, Callable[[], Any]] = {
+            "name": lambda: t.name,
+            "description": lambda: t.description,
+            "output": lambda: t.outputs[0],
+            "inputs": lambda: [p.datatype for p in t.params],
+        }
+        if key in table:
+            return table[key]()
+        raise fail(f"a tool has no attribute '{key}' (it has {', '.join(table)})", span)
+
+    def __str__(self) -> str:
+        return self.tool.name
+
+
+__all__ = ["ToolBuilder", "GroupContext", "DatatypeView", "ToolView", "Record", "ScnSemanticError"]

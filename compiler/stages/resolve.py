@@ -1,0 +1,386 @@
+"""Stage 3, resolve: syntax model (plus imports) to a checked program, the IR.
+
+Resolve reads every imported file, flattens the items into one program and checks everything that
+does not depend on parameter values or loop expansion: duplicate declarations, unknown attributes
+and plugin kinds, parameter types and ranges, law and seed shapes. All problems are collected and
+raised together.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import frozen
+
+from compiler import model as m
+from compiler.context import CompileContext
+from compiler.diagnostics import Collector, ScnError, ScnSemanticError
+from compiler.evaluate import did_you_mean
+from compiler.source import SourceFile, Span
+from compiler.transform import parse
+
+#: Attributes each construct accepts; anything else is reported with a suggestion.
+ATTRIBUTES: dict[str, frozenset[str]] = {
+    "datatype": frozenset({"role", "describe", "aliases", "example", "format", "entity", "values"}),
+    "tool": frozenset({"cost", "latency", "describe", "internal", "returns", "success"}),
+    "chain": frozenset({"describe", "cost", "latency"}),
+    "composite": frozenset({"name", "describe", "cost", "latency"}),
+    "sibling": frozenset({"kind", "suffix", "name", "describe", "returns", "success", "output", "argument"}),
+    "toolset": frozenset({"name", "variant", "argument", "describe", "cost", "latency", "internal"}),
+    "signature": frozenset({"name", "describe", "cost", "latency", "variant", "internal"}),
+    "server": frozenset({"describe", "cost", "latency"}),
+    "blocker": frozenset({"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}),
+    "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "describe"}),
+    "backend": frozenset({"records", "pool"}),
+    "tasks": frozenset({"where", "goal", "inputs", "query", "split", "tools", "record", "truth", "id", "info", "subtasks"}),
+}
+
+#: Attributes that may appear more than once in one construct.
+REPEATABLE = frozenset({"pool", "info"})
+
+PARAM_TYPES = frozenset({"int", "float", "str", "bool"})
+QUANTITIES = frozenset({"cost", "latency"})
+SEED_PARTS = frozenset({"global", "task", "tool", "quantity"})
+SIGNALS = frozenset({"explicit", "implicit"})
+GUARANTEES = frozenset({"solvable", "none"})
+TRIGGERS = frozenset({"schedule", "step", "fraction", "on_call", "retrieval"})
+SCOPES = frozenset({"call", "turn", "final", "plan", "episode"})
+TRUTHS = frozenset({"min_cost", "minimal_sets", "dag"})
+
+
+@frozen
+class Program:
+    """The IR: every item of the root file and its imports, checked, in source order."""
+
+    domain: str
+    name: str
+    title: str
+    items: tuple[m.Item, ...]
+    files: tuple[str, ...]
+
+
+def load_file(path: Path, sources: dict[str, SourceFile]) -> m.File:
+    """Read and parse one file, remembering its text for diagnostics."""
+    source = SourceFile.read(path)
+    sources[source.name] = source
+    return parse(source)
+
+
+def _collect_imports(
+    root: m.File,
+    base: Path | None,
+    sources: dict[str, SourceFile],
+    errors: Collector,
+    stack: tuple[str, ...],
+) -> list[m.Item]:
+    items: list[m.Item] = []
+    for item in root.items:
+        if not isinstance(item, m.Import):
+            items.append(item)
+            continue
+        if base is None:
+            errors.error("imports need a file on disk to be relative to", item.span)
+            continue
+        target = (base / item.path).resolve()
+        if str(target) in stack:
+            errors.error(f"import cycle: '{item.path}' imports itself (directly or through others)", item.span)
+            continue
+        if not target.is_file():
+            errors.error(f"cannot import '{item.path}': no such file ({target})", item.span)
+            continue
+        try:
+            sub = load_file(target, sources)
+        except ScnError as e:
+            errors.extend(e.diagnostics)
+            continue
+        sub_items = _collect_imports(sub, target.parent, sources, errors, (*stack, str(target)))
+        items.extend(i for i in sub_items if not isinstance(i, m.Scenario))
+    return items
+
+
+def _walk(items: tuple[m.Item, ...] | list[m.Item]) -> list[m.Item]:
+    """Return items with the bodies of for/if blocks flattened in (for declaration checks)."""
+    out: list[m.Item] = []
+    for item in items:
+        if isinstance(item, m.ForBlock):
+            out.extend(_walk(item.body))
+        elif isinstance(item, m.IfBlock):
+            out.extend(_walk(item.then))
+            out.extend(_walk(item.otherwise))
+        else:
+            out.append(item)
+    return out
+
+
+def _check_attrs(kind: str, attrs: tuple[m.Attr, ...], errors: Collector) -> None:
+    allowed = ATTRIBUTES[kind]
+    seen: dict[str, Span | None] = {}
+    for attr in attrs:
+        if attr.key not in allowed:
+            hint = did_you_mean(attr.key, allowed)
+            errors.error(
+                f"unknown attribute '{attr.key}' for {kind}{hint}; expected one of: {', '.join(sorted(allowed))}",
+                attr.span,
+            )
+        elif attr.key in seen and attr.key not in REPEATABLE:
+            errors.error(f"attribute '{attr.key}' is given twice in this {kind}", attr.span)
+        seen[attr.key] = attr.span
+
+
+def _word(attr: m.Attr) -> str | None:
+    """Return the bare word of a one-name attribute (`signal explicit`), if it is one."""
+    if len(attr.values) == 1:
+        v = attr.values[0]
+        if v.op == "name" and v.template is not None and v.template.is_plain:
+            return v.template.text
+        if v.op == "call" and v.args[0].op == "name" and v.args[0].template is not None:
+            return v.args[0].template.text
+    return None
+
+
+def _check_choice(attr: m.Attr | None, allowed: frozenset[str], what: str, errors: Collector) -> None:
+    if attr is None:
+        return
+    word = _word(attr)
+    if word is None or word not in allowed:
+        hint = did_you_mean(word or "", allowed)
+        errors.error(f"{what} must be one of: {', '.join(sorted(allowed))}{hint}", attr.values[0].span if attr.values else attr.span)
+
+
+def _attr(attrs: tuple[m.Attr, ...], key: str) -> m.Attr | None:
+    for a in attrs:
+        if a.key == key:
+            return a
+    return None
+
+
+def _check_param(p: m.Param, errors: Collector) -> None:
+    if len(p.type) == 1 and p.type[0] not in PARAM_TYPES:
+        hint = did_you_mean(p.type[0], PARAM_TYPES)
+        errors.error(
+            f"unknown parameter type '{p.type[0]}'{hint}; use int, float, str, bool or a choice like a | b",
+            p.span,
+        )
+    if len(p.type) > 1 and len(set(p.type)) != len(p.type):
+        errors.error(f"parameter '{p.name}' lists a choice twice", p.span)
+    if p.domain is not None and p.domain.op not in ("range", "list"):
+        errors.error("a parameter's domain is a range `lo..hi` or a list `[a, b]`", p.domain.span)
+
+
+def _check_law(law: m.Law, laws: dict[tuple[str, str], m.Law], registry: object, errors: Collector) -> None:
+    if law.quantity not in QUANTITIES:
+        errors.error(f"a law's quantity is 'cost' or 'latency', not '{law.quantity}'", law.span)
+    key = (law.quantity, law.name)
+    if key in laws:
+        errors.error(f"law '{law.quantity} {law.name}' is defined twice", law.span)
+    laws[key] = law
+    for op in law.ops:
+        if op.compare and op.compare not in (">=", "<=", ">", "<"):
+            errors.error("clamp takes >= or <= (or clamp(lo, hi))", op.span)
+    families = getattr(registry, "cost_laws", {})
+    for call in _calls(law.expr):
+        name = call.args[0].template.text if call.args[0].template is not None else ""
+        if name in families or name in BUILTIN_FUNCTION_NAMES:
+            continue
+        hint = did_you_mean(name, list(families) + list(BUILTIN_FUNCTION_NAMES))
+        errors.error(f"unknown law family '{name}'{hint}; known: {', '.join(sorted(families))}", call.args[0].span)
+
+
+#: Functions usable in law expressions besides registered random families.
+BUILTIN_FUNCTION_NAMES = frozenset({"sum", "sqrt", "min", "max", "abs", "count", "log", "exp", "int", "float", "len"})
+
+
+def _calls(expr: m.Expr) -> list[m.Expr]:
+    out = []
+    if expr.op == "call" and expr.args and expr.args[0].op == "name":
+        out.append(expr)
+    for a in expr.args:
+        out.extend(_calls(a))
+    return out
+
+
+def _declared_name(item: m.Item) -> tuple[str, str, Span | None] | None:
+    """Return (namespace, name, span) of a statically named declaration."""
+    table = {
+        m.Param: "value",
+        m.Let: "value",
+        m.Blocker: "blocker",
+        m.Constraint: "constraint",
+        m.Tasks: "tasks",
+        m.Backend: "backend",
+    }
+    for cls, space in table.items():
+        if isinstance(item, cls):
+            return space, item.name, item.span  # type: ignore[attr-defined]
+    for cls, space in ((m.Enum, "value"), (m.Datatype, "datatype"), (m.Tool, "tool"), (m.Chain, "group"),
+                       (m.Toolset, "group"), (m.Server, "group")):
+        if isinstance(item, cls):
+            tpl = item.name  # type: ignore[attr-defined]
+            if tpl.is_plain:
+                return space, tpl.text, item.span
+    return None
+
+
+def check(program_items: list[m.Item], registry: object, errors: Collector) -> None:
+    """Run every expansion-independent check over `program_items`."""
+    seen: dict[tuple[str, str], Span | None] = {}
+    laws: dict[tuple[str, str], m.Law] = {}
+    top_level = set()
+    for item in program_items:
+        declared = _declared_name(item)
+        if declared is not None:
+            top_level.add(declared)
+    for item in _walk(program_items):
+        declared = _declared_name(item)
+        if declared is not None and not isinstance(item, (m.Let,)):
+            space, name, span = declared
+            if (space, name) in seen:
+                first = seen[(space, name)]
+                where = f" (first defined at line {first.line})" if first is not None else ""
+                errors.error(f"'{name}' is defined twice{where}", span)
+            else:
+                seen[(space, name)] = span
+        if isinstance(item, m.Param):
+            _check_param(item, errors)
+        elif isinstance(item, m.Law):
+            _check_law(item, laws, registry, errors)
+        elif isinstance(item, m.Seed):
+            if item.function != "sha256":
+                errors.error(f"seeds are derived with sha256(...), not '{item.function}'", item.span)
+            for part in item.parts:
+                if part not in SEED_PARTS:
+                    errors.error(f"unknown seed part '{part}'{did_you_mean(part, SEED_PARTS)}; use {', '.join(sorted(SEED_PARTS))}", item.span)
+            if "global" not in item.parts:
+                errors.error("a seed must include 'global', or changing --seed would change nothing", item.span)
+        elif isinstance(item, m.Datatype):
+            _check_attrs("datatype", item.attrs, errors)
+        elif isinstance(item, m.Tool):
+            _check_attrs("tool", item.attrs, errors)
+        elif isinstance(item, m.Chain):
+            _check_chain(item, errors)
+        elif isinstance(item, m.Toolset):
+            _check_attrs("toolset", item.attrs, errors)
+            _check_toolset_body(item.body, errors)
+        elif isinstance(item, m.Server):
+            _check_attrs("server", item.attrs, errors)
+            for sub in item.body:
+                _check_attrs("tool" if isinstance(sub, m.Tool) else "sibling", sub.attrs, errors)
+        elif isinstance(item, m.Blocker):
+            _check_blocker(item, registry, errors)
+        elif isinstance(item, m.Constraint):
+            _check_constraint(item, registry, errors)
+        elif isinstance(item, m.Backend):
+            _check_attrs("backend", item.attrs, errors)
+        elif isinstance(item, m.Tasks):
+            _check_tasks(item, registry, errors)
+
+
+def _check_chain(chain: m.Chain, errors: Collector) -> None:
+    _check_attrs("chain", chain.attrs, errors)
+
+    def visit(body: tuple[m.ChainItem, ...]) -> int:
+        stages = 0
+        for sub in body:
+            if isinstance(sub, m.Tool):
+                _check_attrs("tool", sub.attrs, errors)
+                stages += 1
+            elif isinstance(sub, m.Repeat):
+                stages += visit(sub.body)
+            elif isinstance(sub, m.Composite):
+                _check_attrs("composite", sub.attrs, errors)
+                if sub.spans.op != "range":
+                    errors.error("composite spans take a range of lengths, like `2..length`", sub.spans.span)
+            elif isinstance(sub, m.Sibling):
+                _check_attrs("sibling", sub.attrs, errors)
+        return stages
+
+    if visit(chain.body) == 0:
+        errors.error("a chain needs at least one `tool` stage", chain.span)
+
+
+def _check_toolset_body(body: tuple[m.ToolsetItem, ...], errors: Collector) -> None:
+    for sub in body:
+        if isinstance(sub, m.Signature):
+            _check_attrs("signature", sub.attrs, errors)
+            names = [t.raw for t in sub.inputs]
+            if len(set(names)) != len(names):
+                errors.error("a signature lists the same input twice", sub.span)
+        elif isinstance(sub, m.Sibling):
+            _check_attrs("sibling", sub.attrs, errors)
+        elif isinstance(sub, m.ForSignatures):
+            _check_toolset_body(sub.body, errors)
+
+
+def _check_blocker(b: m.Blocker, registry: object, errors: Collector) -> None:
+    _check_attrs("blocker", b.attrs, errors)
+    _check_choice(_attr(b.attrs, "signal"), SIGNALS, "a blocker's signal", errors)
+    _check_choice(_attr(b.attrs, "guarantee"), GUARANTEES, "a blocker's guarantee", errors)
+    _check_choice(_attr(b.attrs, "trigger"), TRIGGERS, "a blocker's trigger", errors)
+    effect = _attr(b.attrs, "effect")
+    if effect is None:
+        errors.error(f"blocker '{b.name}' needs an `effect` (what happens when it fires)", b.span)
+    else:
+        effects = getattr(registry, "blocker_effects", {})
+        _check_choice(effect, frozenset(effects), "a blocker's effect (a registered effect kind)", errors)
+    if _attr(b.attrs, "signal") is None:
+        errors.error(f"blocker '{b.name}' needs a `signal` (explicit or implicit)", b.span)
+
+
+def _check_constraint(c: m.Constraint, registry: object, errors: Collector) -> None:
+    _check_attrs("constraint", c.attrs, errors)
+    kind = _attr(c.attrs, "kind")
+    kinds = getattr(registry, "validator_kinds", {})
+    if kind is None:
+        errors.error(f"constraint '{c.name}' needs a `kind` (a registered validator kind)", c.span)
+    else:
+        _check_choice(kind, frozenset(kinds), "a constraint's kind (a registered validator kind)", errors)
+    _check_choice(_attr(c.attrs, "scope"), SCOPES, "a constraint's scope", errors)
+    for p in c.params:
+        _check_param(p, errors)
+
+
+def _check_tasks(t: m.Tasks, registry: object, errors: Collector) -> None:
+    attrs = tuple(x for x in t.body if isinstance(x, m.Attr))
+    _check_attrs("tasks", attrs, errors)
+    _check_choice(_attr(attrs, "truth"), TRUTHS, "a task generator's truth", errors)
+    if _attr(attrs, "goal") is None and _attr(attrs, "subtasks") is None:
+        errors.error(f"tasks '{t.name}' needs a `goal` (the datatype the agent must reach)", t.span)
+    if _attr(attrs, "query") is None:
+        errors.error(f"tasks '{t.name}' needs a `query` template", t.span)
+    generators = getattr(registry, "generators", {})
+    for g in t.body:
+        if isinstance(g, m.Generator) and g.iterable.op == "call":
+            callee = g.iterable.args[0]
+            name = callee.template.text if callee.template is not None else ""
+            if name not in generators and name not in ("range", "list"):
+                errors.error(
+                    f"unknown task generator '{name}'{did_you_mean(name, generators)}; known: {', '.join(sorted(generators))}",
+                    callee.span,
+                )
+
+
+def resolve(file: m.File, ctx: CompileContext, sources: dict[str, SourceFile] | None = None) -> Program:
+    """Check `file` and its imports and return the program.
+
+    Raises:
+        ScnSemanticError: with every problem found.
+    """
+    sources = sources if sources is not None else {}
+    errors = Collector()
+    base = Path(file.name).resolve().parent if Path(file.name).is_file() else None
+    stack = (str(Path(file.name).resolve()),) if base is not None else ()
+    items = _collect_imports(file, base, sources, errors, stack)
+    scenarios = [i for i in items if isinstance(i, m.Scenario)]
+    domain, name, title = "scratch", Path(file.name).stem or "scenario", ""
+    if not scenarios:
+        errors.error("a scenario file starts with `scenario domain/name \"title\"`", Span(file.name, 1, 1, 1, 2))
+    else:
+        first = scenarios[0]
+        domain = first.domain
+        name = first.name or first.domain
+        title = first.title.text if first.title is not None else ""
+        for extra in scenarios[1:]:
+            errors.error("only one `scenario` declaration is allowed per file", extra.span)
+    check(items, ctx.registry, errors)
+    errors.raise_if_errors(ScnSemanticError)
+    return Program(domain, name, title, tuple(items), tuple(sorted(sources)))
