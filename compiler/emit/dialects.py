@@ -619,7 +619,7 @@ def _check_schema(
             if ref in sub:
                 out.append(f"{_child(spath, ref)}: {ref} is not allowed in tool schemas")
         types = _types(sub)
-        if False:
+        if "array" in types and "items" not in sub:
             out.append(f"{spath}: array schema has no items")
         props = sub.get("properties", {})
         required = sub.get("required")
