@@ -26,3 +26,5 @@ class CompileContext:
     registry: Any
     seed: int = 42
     overrides: Mapping[str, str] = field(factory=dict)
+    #: Every source file read so far, by name: only for rendering diagnostics and hashing specs.
+    sources: dict[str, Any] = field(factory=dict, eq=False)

@@ -404,7 +404,26 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
         constraints=tuple(constraints),
         records=tuple(tasks.records),
         tasks=tuple(tasks.tasks),
+        sources=source_digests(program, ctx),
     )
+
+
+def source_digests(program: Program, ctx: CompileContext) -> tuple[tuple[str, str], ...]:
+    """Return (name relative to the root file, SHA-256 of text) for every file of the spec."""
+    import hashlib
+    import os
+
+    if not program.files:
+        return ()
+    root = os.path.dirname(os.path.abspath(program.files[0]))
+    out = []
+    for name in program.files:
+        source = ctx.sources.get(name)
+        if source is None:
+            continue
+        rel = os.path.relpath(os.path.abspath(name), root).replace(os.sep, "/")
+        out.append((rel, hashlib.sha256(source.text.encode("utf-8")).hexdigest()))
+    return tuple(sorted(out))
 
 
 __all__ = ["expand", "base_env", "parse_override", "Mapping"]

@@ -383,4 +383,6 @@ def resolve(file: m.File, ctx: CompileContext, sources: dict[str, SourceFile] | 
             errors.error("only one `scenario` declaration is allowed per file", extra.span)
     check(items, ctx.registry, errors)
     errors.raise_if_errors(ScnSemanticError)
-    return Program(domain, name, title, tuple(items), tuple(sorted(sources)))
+    ctx.sources.update(sources)
+    files = [file.name] + sorted(n for n in sources if n != file.name)
+    return Program(domain, name, title, tuple(items), tuple(files))

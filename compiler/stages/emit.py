@@ -1,0 +1,277 @@
+"""Stage 6, emit: a solved scenario to bundle files, all bytes decided here.
+
+JSON is produced from data with sorted keys, never from templates; Python stubs come from the one
+Jinja template; tool schemas are made per dialect and checked by the dialect's own rules. The
+manifest, written last, records the SHA-256 of every other file, so a bundle can prove it is
+unchanged and `scn run` needs nothing but the folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from compiler import __version__
+from compiler.context import CompileContext
+from compiler.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
+from compiler.emit.bundle import Bundle, dumps, dumps_lines, sha256
+from compiler.emit.graphs import graph_dot, graph_json
+from compiler.emit.stubs import emit_stubs
+from compiler.scenario import DatatypeDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
+
+#: Version of the bundle layout; `scn run` refuses bundles of another major version.
+BUNDLE_FORMAT = "scn-bundle/1"
+
+_JSON_TYPES = {"number": "number", "bool": "boolean"}
+
+
+def describe_tool(tool: ToolDef, datatypes: dict[str, DatatypeDef]) -> str:
+    """Return the agent-facing description: the author's text plus kind, components, output, cost."""
+    parts = [tool.description.strip()] if tool.description.strip() else []
+    if tool.kind == "composite":
+        parts.append(f"Composite tool: runs {len(tool.components)} atomic tools in one call ({' -> '.join(tool.components)}).")
+    elif tool.kind == "atomic" and tool.trusted:
+        parts.append("Atomic tool.")
+    outputs = ", ".join(tool.outputs)
+    parts.append(f"Returns {outputs}.")
+    if tool.cost is not None:
+        parts.append(f"Cost: {tool.cost:.2f} units per call.")
+    return " ".join(parts)
+
+
+def tool_spec(tool: ToolDef, datatypes: dict[str, DatatypeDef], enums: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """Return the dialect-neutral spec of a tool that every dialect converter starts from."""
+    params = []
+    for p in tool.params:
+        dt = datatypes.get(p.datatype)
+        value_type = dt.value_type if dt is not None else "handle"
+        description = (dt.description if dt is not None and dt.description else f"A {p.datatype} value.")
+        params.append(
+            {
+                "name": p.name,
+                "type": _JSON_TYPES.get(value_type, "string"),
+                "description": description,
+                "enum": list(enums[dt.enum]) if dt is not None and dt.enum in enums else None,
+                "required": True,
+                "datatype": p.datatype,
+            }
+        )
+    return {
+        "name": tool.name,
+        "description": describe_tool(tool, datatypes),
+        "kind": tool.kind,
+        "cost": tool.cost,
+        "latency_ms": tool.latency_ms,
+        "server": tool.server,
+        "output": tool.outputs[0] if tool.outputs else "",
+        "parameters": params,
+    }
+
+
+def tool_record(tool: ToolDef) -> dict[str, Any]:
+    """Return the internal record of a tool the runtime executes from."""
+    return {
+        "name": tool.name,
+        "kind": tool.kind,
+        "group": tool.group,
+        "server": tool.server,
+        "params": [{"name": p.name, "datatype": p.datatype} for p in tool.params],
+        "outputs": list(tool.outputs),
+        "components": list(tool.components),
+        "baseline": tool.baseline,
+        "sibling": tool.sibling,
+        "returns": tool.returns,
+        "success": tool.success,
+        "internal_name": tool.internal_name,
+        "cost": tool.cost,
+        "cost_law": tool.cost_law,
+        "latency_ms": tool.latency_ms,
+        "description": tool.description,
+    }
+
+
+def task_record(task: TaskDef, truth: GroundTruth) -> dict[str, Any]:
+    """Return one line of `tasks.jsonl`: the task and its ground truth."""
+    return {
+        "id": task.id,
+        "generator": task.generator,
+        "split": task.split,
+        "query": task.query,
+        "given": dict(task.given),
+        "goals": list(task.goals),
+        "record": task.record,
+        "tools": list(task.tools),
+        "costs": dict(task.costs),
+        "subtasks": [
+            {"id": s.id, "tool": s.tool, "output": s.output, "depends_on": list(s.depends_on)} for s in task.subtasks
+        ],
+        "info": dict(task.info),
+        "truth": {
+            "kind": task.truth,
+            "path": list(truth.path),
+            "cost": truth.cost,
+            "calls": truth.calls,
+            "optimal": [list(p) for p in truth.optimal],
+            "optimal_truncated": truth.optimal_truncated,
+            "minimal_sets": [list(s) for s in truth.minimal_sets],
+            "shortest": truth.shortest,
+            "layers": [list(layer) for layer in truth.layers],
+            "min_turns": len(truth.layers) if truth.layers else None,
+            "critical_path": list(truth.critical_path),
+            "critical_latency_ms": truth.critical_latency_ms,
+            "ban_margin": truth.ban_margin,
+            "answer": dict(truth.answer),
+        },
+    }
+
+
+def environment_record(scenario: Scenario) -> dict[str, Any]:
+    """Return `scenario.json`: datatypes, enums, laws, blockers, constraints and parameters."""
+    return {
+        "domain": scenario.domain,
+        "name": scenario.name,
+        "title": scenario.title,
+        "seed": scenario.seed,
+        "params": {p.name: p.value for p in scenario.params},
+        "enums": {e.name: {"members": list(e.members), "splits": list(e.splits)} for e in scenario.enums},
+        "datatypes": [
+            {
+                "name": d.name,
+                "value_type": d.value_type,
+                "enum": d.enum,
+                "role": d.role,
+                "description": d.description,
+                "aliases": list(d.aliases),
+                "examples": list(d.examples),
+                "entity": d.entity,
+            }
+            for d in scenario.datatypes
+        ],
+        "laws": [
+            {
+                "quantity": law.quantity,
+                "name": law.name,
+                "expression": law.expression,
+                "ops": [{"op": o.op, "low": o.low, "high": o.high, "digits": o.digits} for o in law.ops],
+                "seed": list(law.seed_parts),
+            }
+            for law in scenario.laws
+        ],
+        "blockers": [
+            {
+                "name": b.name,
+                "signal": b.signal,
+                "trigger": b.trigger,
+                "effect": b.effect,
+                "effect_args": list(b.effect_args),
+                "count": [b.count_min, b.count_max],
+                "guarantee": b.guarantee,
+                "messages": list(b.messages),
+            }
+            for b in scenario.blockers
+        ],
+        "constraints": [
+            {
+                "name": c.name,
+                "kind": c.kind,
+                "dimension": c.dimension,
+                "scope": c.scope,
+                "params": {name: {"type": t, "default": v} for name, t, v in c.params},
+                "message": c.message,
+                "gated_on": list(c.gated_on),
+            }
+            for c in scenario.constraints
+        ],
+    }
+
+
+def spec_hash(sources: tuple[tuple[str, str], ...]) -> str:
+    """Return one hash over the (file name, content hash) pairs of the spec's sources."""
+    h = hashlib.sha256()
+    for name, digest in sources:
+        h.update(f"{name}\0{digest}\n".encode())
+    return h.hexdigest()
+
+
+def dialect_files(specs: list[dict[str, Any]], registry: Any) -> dict[str, bytes]:
+    """Convert tool specs to every registered dialect and check each by its own rules."""
+    out: dict[str, bytes] = {}
+    problems: list[Diagnostic] = []
+    for name, entry in sorted(getattr(registry, "dialects", {}).items()):
+        try:
+            document = entry.convert(specs)
+            messages = list(entry.check(document)) if entry.check is not None else []
+        except ScnError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a plugin's converter failing is reported, not raised
+            raise ScnPluginError(f"dialect '{name}' (plugin '{entry.plugin}') failed: {type(e).__name__}: {e}") from e
+        problems.extend(Diagnostic(f"tools/{entry.filename}: {msg}", path=f"tools/{entry.filename}", code="emit") for msg in messages)
+        out[f"tools/{entry.filename}"] = dumps(document)
+    if problems:
+        raise ScnEmitError(diagnostics=problems)
+    return out
+
+
+def emit(solved: Solved, ctx: CompileContext) -> Bundle:
+    """Render every bundle file of `solved`.
+
+    Raises:
+        ScnEmitError: an emitted schema breaks its dialect's rules.
+        ScnPluginError: a plugin's dialect or emitter failed.
+    """
+    scenario = solved.scenario
+    datatypes = {d.name: d for d in scenario.datatypes}
+    enums = {e.name: e.members for e in scenario.enums}
+    source = ", ".join(name for name, _ in scenario.sources) or f"{scenario.domain}/{scenario.name}"
+    specs = [tool_spec(t, datatypes, enums) for t in scenario.tools]
+    files: dict[str, bytes] = {}
+    files["scenario.json"] = dumps(environment_record(scenario))
+    files["tools/internal.json"] = dumps([tool_record(t) for t in scenario.tools])
+    files.update(dialect_files(specs, ctx.registry))
+    tasks = {t.id: t for t in scenario.tasks}
+    files["tasks.jsonl"] = dumps_lines([task_record(tasks[tr.task], tr) for tr in solved.truths])
+    files["backend.jsonl"] = dumps_lines([{"id": r.id, "values": dict(r.values)} for r in scenario.records])
+    files["stubs.py"] = emit_stubs(scenario, source, __version__)
+    graphs = [graph_json(tr, tuple(d for d, _ in tasks[tr.task].given), tasks[tr.task].goals) for tr in solved.truths]
+    files["graphs.jsonl"] = dumps_lines(graphs)
+    header = f"// Generated by scn {__version__} from {source}. One digraph per task.\n"
+    files["graphs.dot"] = (header + "".join(graph_dot(g) for g in graphs)).encode("utf-8")
+    for name, entry in sorted(getattr(ctx.registry, "emitters", {}).items()):
+        try:
+            extra = entry.emit(solved)
+        except Exception as e:  # noqa: BLE001 - the plugin is named in the error
+            raise ScnPluginError(f"emitter '{name}' (plugin '{entry.plugin}') failed: {type(e).__name__}: {e}") from e
+        for rel, data in sorted(extra.items()):
+            if rel in files or rel == "manifest.json":
+                raise ScnPluginError(f"emitter '{name}' (plugin '{entry.plugin}') tried to overwrite {rel}")
+            files[rel] = data
+    counts = {
+        "datatypes": len(scenario.datatypes),
+        "tools": len(scenario.tools),
+        "tools_by_kind": _count(t.kind for t in scenario.tools),
+        "tasks": len(scenario.tasks),
+        "tasks_by_split": _count(t.split or "-" for t in scenario.tasks),
+        "records": len(scenario.records),
+        "blockers": len(scenario.blockers),
+        "constraints": len(scenario.constraints),
+    }
+    manifest = {
+        "format": BUNDLE_FORMAT,
+        "compiler": {"name": "scn", "version": __version__},
+        "scenario": {"domain": scenario.domain, "name": scenario.name, "title": scenario.title},
+        "sources": [{"file": name, "sha256": digest} for name, digest in scenario.sources],
+        "spec_sha256": spec_hash(scenario.sources),
+        "seed": scenario.seed,
+        "params": {p.name: p.value for p in scenario.params},
+        "counts": counts,
+        "files": {rel: sha256(data) for rel, data in sorted(files.items())},
+    }
+    files["manifest.json"] = dumps(manifest)
+    return Bundle(dict(sorted(files.items())))
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return dict(sorted(out.items()))
