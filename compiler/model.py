@@ -32,7 +32,7 @@ class Part:
 class Template:
     """A name or string that may hold `{expr}` holes, e.g. `Decide_{T}_Preference`."""
 
-    raw: str
+    raw: str = field(eq=False)
     parts: tuple[Part, ...] = ()
     span: Span | None = _span()
 

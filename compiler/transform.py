@@ -361,7 +361,7 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def name(self, meta: Any, c: list[Token]) -> m.Expr:
-        return self._e(meta, "name", str(c[0]), template=self.name_tpl(c[0]))
+        return self._e(meta, "name", template=self.name_tpl(c[0]))
 
     @v_args(meta=True)
     def true(self, meta: Any, c: list[Any]) -> m.Expr:

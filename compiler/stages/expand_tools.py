@@ -15,7 +15,7 @@ from attrs import define, field
 
 from compiler import model as m
 from compiler.diagnostics import Collector, ScnSemanticError
-from compiler.evaluate import Env, Record, as_iterable, evaluate, fail, render
+from compiler.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail, render
 from compiler.laws import seeded_rng
 from compiler.scenario import DatatypeDef, ToolDef, ToolParam
 
@@ -50,8 +50,13 @@ class ToolBuilder:
         if a is None:
             return default, None
         v = a.values[0]
-        if v.op == "name" and v.template is not None and v.template.is_plain and v.template.text in laws:
-            return v.template.text, None
+        if v.op == "name" and v.template is not None and v.template.is_plain:
+            name = v.template.text
+            if name in laws:
+                return name, None
+            if not env.lookup(name)[0]:
+                known = ", ".join(sorted(laws)) or "none defined"
+                raise fail(f"unknown {key} law '{name}'{did_you_mean(name, laws)}; {key} laws: {known}", v.span)
         value = evaluate(v, env)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise fail(f"{key} is a law name ({', '.join(sorted(laws)) or 'none defined'}) or a number", v.span)

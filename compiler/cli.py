@@ -1,0 +1,234 @@
+"""The `scn` command line: the single boundary where errors become messages and exit codes.
+
+Results go to stdout, diagnostics and progress to stderr. Every `ScnError` is rendered (text or
+JSON) and exits with status 2; anything else is reported as an internal error without a traceback
+(set SCN_DEBUG=1 to see one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from compiler import __version__
+from compiler.api import compile_source, load_registry, resolve_target
+from compiler.context import CompileContext
+from compiler.diagnostics import ScnError, render_json, render_text
+from compiler.emit.bundle import read_bundle, write_bundle
+from compiler.emit.graphs import graph_dot
+from compiler.stages import STAGE_NAMES
+
+EXIT_OK = 0
+EXIT_INPUT = 2  #: bad input: a .scn file, a bundle, an argument
+EXIT_INTERNAL = 70  #: a bug in scn or a plugin
+
+EMIT_STAGES = {"tree": "parse", "ast": "transform", "ir": "resolve", "scenario": "expand", "truth": "solve"}
+
+
+def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--set")
+        out[key.strip()] = value.strip()
+    return out
+
+
+class _Reporter:
+    """Renders diagnostics in the chosen format, with the sources read so far."""
+
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+        self.sources: dict[str, Any] = {}
+
+    def report(self, error: ScnError) -> None:
+        if self.fmt == "json":
+            click.echo(render_json(error.diagnostics), err=True, nl=False)
+        else:
+            click.echo(render_text(error.diagnostics, self.sources), err=True, nl=False)
+
+
+@contextmanager
+def _boundary(reporter: _Reporter) -> Iterator[None]:
+    """Turn errors into exit codes: 2 for bad input, 70 for internal errors."""
+    try:
+        yield
+    except ScnError as e:
+        reporter.report(e)
+        sys.exit(EXIT_INPUT)
+    except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as e:  # noqa: BLE001 - the single place where unexpected errors are caught
+        if os.environ.get("SCN_DEBUG"):
+            raise
+        click.echo(f"scn: internal error: {type(e).__name__}: {e}\n(set SCN_DEBUG=1 for a traceback, and please report it)", err=True)
+        sys.exit(EXIT_INTERNAL)
+
+
+def _progress(quiet: bool) -> Callable[[str], None] | None:
+    if quiet or not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    console = Console(stderr=True)
+
+    def show(stage: str) -> None:
+        console.print(f"[dim]scn:[/dim] {stage}...", highlight=False)
+
+    return show
+
+
+diagnostics_option = click.option(
+    "--diagnostics-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="How errors are written to stderr.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="scn")
+def main() -> None:
+    """scn: compile .scn scenario files into tool-use agent benchmarks."""
+
+
+@main.command()
+@click.argument("targets", nargs=-1, required=True)
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@diagnostics_option
+def check(targets: tuple[str, ...], seed: int, sets: tuple[str, ...], diagnostics_format: str) -> None:
+    """Check files (or DOMAIN[/SCENARIO]) through solving, without writing anything."""
+    reporter = _Reporter(diagnostics_format)
+    failed = 0
+    with _boundary(reporter):
+        registry = load_registry()
+        overrides = _parse_sets(sets)
+    for target in targets:
+        ctx = CompileContext(registry, seed, overrides, sources=reporter.sources)
+        try:
+            solved = compile_source(resolve_target(target, registry), ctx=ctx, until="solve")
+        except ScnError as e:
+            reporter.report(e)
+            failed += 1
+            continue
+        s = solved.scenario
+        click.echo(f"{target}: ok ({len(s.tools)} tools, {len(s.tasks)} tasks)")
+    sys.exit(EXIT_INPUT if failed else EXIT_OK)
+
+
+@main.command(name="compile")
+@click.argument("target")
+@click.option("-o", "--out", type=click.Path(path_type=Path), help="Bundle folder to write.")
+@click.option("--seed", type=int, default=42, show_default=True, help="Global seed of every random draw.")
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a parameter (repeatable).")
+@click.option("--emit", "emit_stage", type=click.Choice(sorted(EMIT_STAGES)), help="Print one stage's output as JSON instead of writing a bundle.")
+@click.option("--force", is_flag=True, help="Replace an existing bundle at --out.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@diagnostics_option
+def compile_cmd(
+    target: str,
+    out: Path | None,
+    seed: int,
+    sets: tuple[str, ...],
+    emit_stage: str | None,
+    force: bool,
+    quiet: bool,
+    diagnostics_format: str,
+) -> None:
+    """Compile TARGET (a .scn file, `-`, or DOMAIN[/SCENARIO]) into a bundle."""
+    reporter = _Reporter(diagnostics_format)
+    if emit_stage is None and out is None:
+        raise click.UsageError("give -o DIR to write a bundle, or --emit STAGE to print a stage")
+    with _boundary(reporter):
+        registry = load_registry()
+        ctx = CompileContext(registry, seed, _parse_sets(sets), sources=reporter.sources)
+        source = resolve_target(target, registry)
+        if emit_stage is not None:
+            from compiler.serialize import to_json
+
+            value = compile_source(source, ctx=ctx, until=EMIT_STAGES[emit_stage])
+            if emit_stage == "tree":
+                click.echo(value.tree.pretty(), nl=False)
+            else:
+                click.echo(to_json(value), nl=False)
+            return
+        assert out is not None
+        bundle = compile_source(source, ctx=ctx, on_stage=_progress(quiet))
+        write_bundle(bundle, out, force=force)
+        manifest = json.loads(bundle.files["manifest.json"])
+        counts = manifest["counts"]
+        if not quiet:
+            click.echo(f"wrote {out}: {counts['tools']} tools, {counts['tasks']} tasks, {len(bundle.files)} files")
+
+
+@main.command()
+@diagnostics_option
+def domains(diagnostics_format: str) -> None:
+    """List registered domains, their scenarios, and the plugin each came from."""
+    with _boundary(_Reporter(diagnostics_format)):
+        registry = load_registry()
+        for name, entry in sorted(registry.domains.items()):
+            click.echo(f"{name}  (plugin {entry.plugin}; {entry.path})")
+            if entry.description:
+                click.echo(f"    {entry.description}")
+            for scenario in sorted(entry.scenarios):
+                mark = " (default)" if scenario == entry.default else ""
+                click.echo(f"    {name}/{scenario}{mark}")
+
+
+@main.command()
+@diagnostics_option
+def plugins(diagnostics_format: str) -> None:
+    """List loaded plugins with their versions and the hooks they implement."""
+    from plugins.manager import make_plugin_manager
+    from plugins.registry import plugin_summaries
+
+    with _boundary(_Reporter(diagnostics_format)):
+        for row in plugin_summaries(make_plugin_manager()):
+            version = f" {row['version']}" if row.get("version") else ""
+            click.echo(f"{row['name']}{version}: {', '.join(row['hooks'])}")
+
+
+@main.command()
+@click.argument("bundle", type=click.Path(path_type=Path))
+@click.option("--task", "task_id", required=True, help="Task id, as in tasks.jsonl.")
+@click.option("-o", "--out", type=click.Path(path_type=Path), help="Write here (.dot, .svg or .png); stdout if omitted.")
+@diagnostics_option
+def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str) -> None:
+    """Write a task's ground-truth graph as DOT (SVG or PNG through Graphviz's `dot`)."""
+    with _boundary(_Reporter(diagnostics_format)):
+        files = read_bundle(bundle)
+        graphs = {g["task"]: g for g in files.jsonl("graphs.jsonl")}
+        if task_id not in graphs:
+            sample = ", ".join(sorted(graphs)[:5])
+            raise ScnError(f"{bundle} has no task '{task_id}' (for example: {sample})", path="$.task", code="usage")
+        dot = graph_dot(graphs[task_id])
+        if out is None or out.suffix == ".dot":
+            if out is None:
+                click.echo(dot, nl=False)
+            else:
+                out.write_text(dot, encoding="utf-8")
+            return
+        fmt = out.suffix.lstrip(".")
+        if fmt not in ("svg", "png"):
+            raise ScnError(f"cannot write .{fmt}; use .dot, .svg or .png", path=str(out), code="usage")
+        if shutil.which("dot") is None:
+            raise ScnError("Graphviz's `dot` is not installed; write .dot instead, or install graphviz", path=str(out), code="usage")
+        result = subprocess.run(["dot", f"-T{fmt}", "-o", str(out)], input=dot.encode(), capture_output=True, check=False)
+        if result.returncode != 0:
+            raise ScnError(f"dot failed: {result.stderr.decode(errors='replace').strip()}", path=str(out), code="usage")
+
+
+__all__ = ["main", "STAGE_NAMES"]

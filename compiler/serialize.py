@@ -1,0 +1,78 @@
+"""JSON forms of every stage's model, through one configured cattrs converter.
+
+Spans are left out (they are positions, not meaning), unions of node types are tagged with
+`"_type"`, and the result round-trips: structure(unstructure(x)) == x, which the tests check for
+the IR. `scn compile --emit ast|ir|scenario` prints these forms.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import typing
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from cattrs.strategies import configure_tagged_union
+
+from compiler import model as m
+from compiler import scenario as s
+from compiler.stages.resolve import Program
+
+_UNIONS = (m.Item, m.ChainItem, m.ToolsetItem, m.TaskItem, typing.Union[m.Tool, m.Sibling])
+
+
+def _node_classes() -> list[type]:
+    out = []
+    for module in (m, s):
+        for value in vars(module).values():
+            if isinstance(value, type) and attrs.has(value) and value.__module__ == module.__name__:
+                out.append(value)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def converter() -> cattrs.Converter:
+    """Return the converter all model serialization goes through."""
+    conv = cattrs.Converter()
+    tagged = {cls for union in _UNIONS for cls in typing.get_args(union)}
+    for cls in _node_classes():
+        attrs.resolve_types(cls, globalns=vars(m) | vars(s))
+        has_span = any(f.name == "span" for f in attrs.fields(cls))
+        overrides = {"span": override(omit=True)} if has_span else {}
+        plain = make_dict_unstructure_fn(cls, conv, **overrides)
+        if cls in tagged:
+            conv.register_unstructure_hook(cls, _tagging(plain, cls.__name__))
+        else:
+            conv.register_unstructure_hook(cls, plain)
+        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, **overrides))
+    for union in _UNIONS:
+        configure_tagged_union(union, conv, tag_name="_type")
+    return conv
+
+
+def _tagging(fn: Any, tag: str) -> Any:
+    def unstructure(value: Any) -> dict[str, Any]:
+        return {"_type": tag, **fn(value)}
+
+    return unstructure
+
+
+def to_data(value: Any) -> Any:
+    """Return the JSON-able form of a model value."""
+    return converter().unstructure(value)
+
+
+def from_data(data: Any, cls: Any) -> Any:
+    """Rebuild a model value of type `cls` from its JSON-able form."""
+    return converter().structure(data, cls)
+
+
+def to_json(value: Any) -> str:
+    """Return a model value as sorted, indented JSON text."""
+    return json.dumps(to_data(value), indent=2, sort_keys=True, default=str) + "\n"
+
+
+__all__ = ["to_data", "from_data", "to_json", "Program"]
