@@ -37,6 +37,23 @@ def _join(values: Any, sep: str = ", ") -> str:
     return str(sep).join(str(v) for v in values)
 
 
+def fit(text: Any, limit: int = 64) -> str:
+    """Return `text` if short enough, else its head plus `_` and 8 hex digits of its SHA-256.
+
+    Provider name limits (64 characters for OpenAI and Anthropic) would otherwise reject long
+    generated names; the hash keeps shortened names distinct (PlanBench-XL's release does this).
+    """
+    import hashlib
+
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    if limit < 12:
+        raise ValueError("fit() needs a limit of at least 12")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return f"{text[: limit - 9].rstrip('_')}_{digest}"
+
+
 def functions() -> dict[str, Callable[..., Any]]:
     """Return the deterministic builtin functions available in every expression."""
     return {
@@ -46,6 +63,7 @@ def functions() -> dict[str, Callable[..., Any]]:
         "upper": _mapped("upper"),
         "lower": _mapped("lower"),
         "join": _join,
+        "fit": fit,
         "len": lambda x: len(x),
         "min": min,
         "max": max,
@@ -68,28 +86,41 @@ class GeneratorContext:
     datatypes: tuple[str, ...]
 
 
-def product(ctx: GeneratorContext, **axes: Any) -> list[Record]:
-    """Return every combination of the named axes, as records with a `split` field.
+def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:
+    """Return every combination of the named axes, as records with `split` and `index` fields.
 
-    The split of a combination is the common split tag of its enum members ('' if they differ),
-    which is how CostBench keeps test and train preference vocabularies apart.
+    Enum members carry split tags (CostBench keeps test and train preference vocabularies
+    apart), and a combination never mixes splits: `split="test"` combines test members only,
+    and `split="all"` gives the test combinations, then the train ones, and so on, in the order
+    the splits are first declared. Members without a tag join every split. `index` counts
+    combinations within one split, from 0.
     """
     if not axes:
         raise ValueError("product() needs named axes, like product(color=colors, size=sizes)")
     names = list(axes)
-    lists = []
+    columns = []
     for name in names:
         value = axes[name]
         if not isinstance(value, (list, tuple, range)):
             raise ValueError(f"axis '{name}' is not a list")
-        lists.append(list(value))
+        columns.append(list(value))
+    tags: list[str | None] = []
+    for column in columns:
+        for v in column:
+            tag = v.split if isinstance(v, EnumValue) else None
+            if tag is not None and tag not in tags:
+                tags.append(tag)
+    wanted = tags if str(split) == "all" else [str(split)]
+    if not tags:
+        wanted = [None]
     out = []
-    for combo in itertools.product(*lists):
-        splits = {v.split for v in combo if isinstance(v, EnumValue)}
-        split = splits.pop() if len(splits) == 1 else ""
-        fields = dict(zip(names, combo))
-        fields.setdefault("split", split or "")
-        out.append(Record.of(fields))
+    for tag in wanted:
+        lists = [[v for v in column if not isinstance(v, EnumValue) or v.split in (None, tag)] for column in columns]
+        for index, combo in enumerate(itertools.product(*lists)):
+            fields = dict(zip(names, combo))
+            fields.setdefault("split", tag or "")
+            fields.setdefault("index", index)
+            out.append(Record.of(fields))
     return out
 
 

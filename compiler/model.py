@@ -35,18 +35,22 @@ class Template:
     raw: str = field(eq=False)
     parts: tuple[Part, ...] = ()
     span: Span | None = _span()
+    _plain: str | None = field(init=False, eq=False, repr=False, default=None)
+
+    def __attrs_post_init__(self) -> None:
+        # Cached because names are looked up millions of times during expansion.
+        if all(p.expr is None for p in self.parts):
+            object.__setattr__(self, "_plain", "".join(p.literal for p in self.parts))
 
     @property
     def is_plain(self) -> bool:
         """Return whether the template has no holes, so its text is final."""
-        return all(p.expr is None for p in self.parts)
+        return self._plain is not None
 
     @property
     def text(self) -> str:
         """Return the literal text of a plain template (holes kept verbatim otherwise)."""
-        if self.is_plain:
-            return "".join(p.literal for p in self.parts)
-        return self.raw
+        return self._plain if self._plain is not None else self.raw
 
 
 @frozen

@@ -74,6 +74,7 @@ def parser() -> Lark:
         propagate_positions=True,
         maybe_placeholders=True,
         start=["start", "expr"],
+        cache=True,
     )
 
 
@@ -93,26 +94,57 @@ def _expected_words(names: set[str] | frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(words, key=lambda w: (not w.startswith("'"), w)))
 
 
+#: Nouns for tokens that carry a value, as in "unexpected name 'x'".
+TOKEN_NOUNS = {"NAME": "name", "STRING": "string", "NUMBER": "number", "QUANTITY": "quantity"}
+
+
 def _token_text(token: Token) -> str:
     if token.type == "$END":
         return "end of file"
-    return f"{describe_terminal(token.type)} {token.value!r}" if token.type in (
-        "NAME", "STRING", "NUMBER", "QUANTITY"
-    ) else f"'{token.value}'"
+    if token.type in TOKEN_NOUNS:
+        return f"{TOKEN_NOUNS[token.type]} {token.value!r}"
+    return f"'{token.value}'"
+
+
+def _signature(error: UnexpectedInput) -> tuple[object, str, frozenset[str]] | None:
+    """Return (LALR state, token type, accepted terminals) of a token error, for matching."""
+    if not isinstance(error, UnexpectedToken):
+        return None
+    position = getattr(error.state, "position", None)
+    if position is None:
+        return None
+    return position, error.token.type, frozenset(error.accepts or error.expected)
 
 
 @functools.lru_cache(maxsize=1)
-def _example_labels() -> dict[str, list[str]]:
-    return SYNTAX_EXAMPLES
+def _example_signatures() -> tuple[tuple[tuple[object, str, frozenset[str]], str], ...]:
+    """Return the signature of each sample in `SYNTAX_EXAMPLES` with its label, in order."""
+    out = []
+    for label, samples in SYNTAX_EXAMPLES.items():
+        for sample in samples:
+            try:
+                parser().parse(sample, start="start")
+            except UnexpectedInput as e:
+                signature = _signature(e)
+                if signature is not None:
+                    out.append((signature, label))
+    return tuple(out)
 
 
 def _friendly(error: UnexpectedInput, text: str) -> str | None:
-    try:
-        return error.match_examples(
-            parser().parse, _example_labels(), use_accepts=True
-        )
-    except Exception:  # noqa: BLE001 - matching is best effort; the generic message remains
+    """Return the label of a known mistake whose sample fails the same way, if any.
+
+    A sample matches when the parser is in the same LALR state (whatever the depth of the stack,
+    so a mistake is recognised inside blocks and after other items too) and meets the same kind of
+    token with the same terminals acceptable.
+    """
+    signature = _signature(error)
+    if signature is None:
         return None
+    for known, label in _example_signatures():
+        if known == signature:
+            return label
+    return None
 
 
 def _span_at(source: SourceFile, line: int, column: int, width: int = 1) -> Span:
@@ -126,6 +158,12 @@ def _end_span(source: SourceFile) -> Span:
     return Span(source.name, line, column, line, column + 1)
 
 
+def _hole_end(hole: Span) -> Span:
+    """Return the position just after a hole's text, relative to the hole (shifted later)."""
+    column = hole.end_column - hole.column + 1
+    return Span(hole.file, 1, column, 1, column + 1)
+
+
 def syntax_error(source: SourceFile, error: UnexpectedInput, offset: Span | None = None) -> ScnSyntaxError:
     """Turn a Lark error into an `ScnSyntaxError` located in `source`.
 
@@ -135,8 +173,8 @@ def syntax_error(source: SourceFile, error: UnexpectedInput, offset: Span | None
     if isinstance(error, UnexpectedToken):
         token = error.token
         if token.type == "$END":
-            span = _end_span(source) if offset is None else offset
-            found = "end of file"
+            span = _end_span(source) if offset is None else _hole_end(offset)
+            found = "end of file" if offset is None else "end of the expression"
         else:
             span = _span_at(source, token.line, token.column, len(str(token.value)))
             found = _token_text(token)
@@ -144,13 +182,17 @@ def syntax_error(source: SourceFile, error: UnexpectedInput, offset: Span | None
         message = friendly or f"unexpected {found}"
     elif isinstance(error, UnexpectedCharacters):
         span = _span_at(source, error.line, error.column)
-        char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else ""
+        char = error.char
         expected = _expected_words(error.allowed or set())
-        message = friendly or f"unexpected character {char!r}"
+        if char and char in "\"'":
+            message = "unterminated string: a string must end on the line it starts (write \\n for a line break)"
+            expected = ()
+        else:
+            message = friendly or f"unexpected character {char!r}"
     elif isinstance(error, UnexpectedEOF):
-        span = _end_span(source) if offset is None else offset
+        span = _end_span(source) if offset is None else _hole_end(offset)
         expected = _expected_words(set(error.expected))
-        message = friendly or "unexpected end of file"
+        message = friendly or ("unexpected end of file" if offset is None else "unexpected end of the expression")
     else:  # pragma: no cover - lark has no other UnexpectedInput subclasses
         span = _end_span(source)
         expected = ()

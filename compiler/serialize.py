@@ -38,16 +38,22 @@ def converter() -> cattrs.Converter:
     """Return the converter all model serialization goes through."""
     conv = cattrs.Converter()
     tagged = {cls for union in _UNIONS for cls in typing.get_args(union)}
-    for cls in _node_classes():
+    classes = _node_classes()
+    # Node classes refer to each other (Expr -> Template -> Part -> Expr), and a generated hook
+    # binds the hooks of its field types when it is made. Register forwarding hooks for every
+    # class first, so no generated hook binds cattrs' default (which would keep spans).
+    final_un: dict[type, Any] = {}
+    final_st: dict[type, Any] = {}
+    for cls in classes:
         attrs.resolve_types(cls, globalns=vars(m) | vars(s))
-        has_span = any(f.name == "span" for f in attrs.fields(cls))
-        overrides = {"span": override(omit=True)} if has_span else {}
+        conv.register_unstructure_hook(cls, lambda v, c=cls: final_un[c](v))
+        conv.register_structure_hook(cls, lambda d, t, c=cls: final_st[c](d, t))
+    for cls in classes:
+        names = {f.name for f in attrs.fields(cls)}
+        overrides = {n: override(omit=True) for n in ("span", "_plain") if n in names}
         plain = make_dict_unstructure_fn(cls, conv, **overrides)
-        if cls in tagged:
-            conv.register_unstructure_hook(cls, _tagging(plain, cls.__name__))
-        else:
-            conv.register_unstructure_hook(cls, plain)
-        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, **overrides))
+        final_un[cls] = _tagging(plain, cls.__name__) if cls in tagged else plain
+        final_st[cls] = make_dict_structure_fn(cls, conv, **overrides)
     for union in _UNIONS:
         configure_tagged_union(union, conv, tag_name="_type")
     return conv

@@ -17,7 +17,7 @@ from compiler import builtins, model as m, solver
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnError, ScnSemanticError
 from compiler.evaluate import Env, EnumValue, Symbol, as_iterable, did_you_mean, evaluate, fail, kind_of, render
-from compiler.laws import DEFAULT_SEED_PARTS, distributions_from, draw, law_def, law_functions, ops_to_data
+from compiler.laws import DEFAULT_SEED_PARTS, compile_expr, distributions_from, law_def, law_functions, ops_to_data
 from compiler.scenario import (
     BlockerDef,
     ConstraintDef,
@@ -105,6 +105,9 @@ def _bind_param(p: m.Param, env: Env, state: _State) -> None:
     if p.name in state.ctx.overrides:
         value = parse_override(p, state.ctx.overrides[p.name])
         origin = "override"
+    elif p.default is not None and len(p.type) > 1 and p.default.op == "name" and p.default.template is not None and p.default.template.text in p.type:
+        value = p.default.template.text
+        origin = "default"
     elif p.default is not None:
         value = evaluate(p.default, env)
         if p.type == ("float",) and isinstance(value, int) and not isinstance(value, bool):
@@ -264,7 +267,10 @@ def _law_defs(state: _State) -> tuple[list[LawDef], dict[tuple[str, str], Any]]:
             continue
         parts = state.seeds.get(law.quantity, DEFAULT_SEED_PARTS)
         defs.append(law_def(law, ops, parts))
-        compiled[key] = (law, ops, env, parts)
+        try:
+            compiled[key] = (compile_expr(law.expr, env), ops, parts, law.expr.span)
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
     return defs, compiled
 
 

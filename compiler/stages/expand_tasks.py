@@ -239,11 +239,12 @@ class TaskBuilder:
         visible = self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
         truth_attr = attrs_.get("truth")
         truth = truth_attr[0].values[0].template.text if truth_attr and truth_attr[0].values[0].template else ("dag" if subtasks else "min_cost")
+        self._task_index += 1
+        record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)
+        scope = scope.child({"values": Record.of(given_values)})
         query = str(self.one(attrs_, "query", scope))
         split = self.one(attrs_, "split", scope)
         info = tuple((str(evaluate(a.values[0], scope)), _plain(evaluate(a.values[1], scope))) for a in attrs_.get("info", []) if len(a.values) == 2)
-        self._task_index += 1
-        record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)
         costs = self.task_costs(task_id, visible) if self.per_task_cost else ()
         self.tasks.append(
             TaskDef(
@@ -314,8 +315,8 @@ class TaskBuilder:
             if entry is None:
                 value = round(sum(parts), 2) if parts else (tool.cost or 0.0)
             else:
-                law, ops, env, seed_parts = entry
-                value = draw(law, ops, env, seed_parts, {**facts, "tool": tool.name, "quantity": "cost"}, parts)
+                law, ops, seed_parts, span = entry
+                value = draw(law, ops, seed_parts, {**facts, "tool": tool.name, "quantity": "cost"}, parts, span)
         cache[tool.name] = value
         return value
 
@@ -325,9 +326,9 @@ class TaskBuilder:
         entry = self.laws.get(("latency", tool.latency_law))
         if entry is None:
             return tool.latency_ms
-        law, ops, env, seed_parts = entry
+        law, ops, seed_parts, span = entry
         parts = [self.latency_of(self.by_name[c]) or 0.0 for c in tool.components]
-        return draw(law, ops, env, seed_parts, {"global": self.ctx.seed, "tool": tool.name, "quantity": "latency", "task": ""}, parts)
+        return draw(law, ops, seed_parts, {"global": self.ctx.seed, "tool": tool.name, "quantity": "latency", "task": ""}, parts, span)
 
     def task_costs(self, task_id: str, visible: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
         cache: dict[str, float] = {}

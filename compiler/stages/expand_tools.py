@@ -16,6 +16,7 @@ from attrs import define, field
 from compiler import model as m
 from compiler.diagnostics import Collector, ScnSemanticError
 from compiler.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail, render
+from compiler.builtins import fit
 from compiler.laws import seeded_rng
 from compiler.scenario import DatatypeDef, ToolDef, ToolParam
 
@@ -43,6 +44,16 @@ class ToolBuilder:
             return default
         value = evaluate(a.values[0], env)
         return str(value)
+
+    def word(self, attrs: tuple[m.Attr, ...], key: str, env: Env, default: str) -> str:
+        """Return a one-word attribute (`kind noisy`) without evaluating the word as a name."""
+        a = self.attr(attrs, key)
+        if a is None:
+            return default
+        v = a.values[0]
+        if v.op == "name" and v.template is not None and v.template.is_plain:
+            return v.template.text
+        return str(evaluate(v, env))
 
     def law_ref(self, attrs: tuple[m.Attr, ...], key: str, env: Env, laws: set[str], default: str | None) -> tuple[str | None, float | None]:
         """Return (law name, constant) for a `cost`/`latency` attribute."""
@@ -285,7 +296,7 @@ class ToolBuilder:
 
     # ------------------------------------------------------------ siblings
     def siblings(self, node: m.Sibling, env: Env, bases: list[ToolDef], ctx: GroupContext) -> None:
-        kind = self.text(node.attrs, "kind", env, "noisy")
+        kind = self.word(node.attrs, "kind", env, "noisy")
         if kind not in ("noisy", "blocker"):
             a = self.attr(node.attrs, "kind")
             raise fail(f"a sibling's kind is noisy or blocker, not '{kind}'", a.span if a else node.span)
@@ -294,7 +305,7 @@ class ToolBuilder:
             view = ToolView(base)
             scope = env.child({"base": view, "sibling": node.name}, rng=rng)
             suffix = self.text(node.attrs, "suffix", scope, f"_{node.name}")
-            name = self.text(node.attrs, "name", scope, base.name + suffix)
+            name = self.text(node.attrs, "name", scope, fit(base.name + suffix, 64))
             output = self.text(node.attrs, "output", scope, "") or None
             arg_attr = self.attr(node.attrs, "argument")
             params = base.params

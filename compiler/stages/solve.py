@@ -71,8 +71,8 @@ def solve_task(
     truth = GroundTruth(task.id, True, answer=answer)
     need_sets = task.truth == "minimal_sets" or bool(bans)
     sets: tuple[frozenset[str], ...] = ()
+    key = (tuple(sorted((t.name, tuple(sorted(t.inputs)), tuple(sorted(t.outputs))) for t in costed)), start, goals)
     if need_sets:
-        key = (tuple(sorted((t.name, tuple(sorted(t.inputs)), tuple(sorted(t.outputs))) for t in costed)), start, goals)
         if key not in cache:
             found = solver.minimal_tool_sets(costed, start, goals, limit=MINIMAL_SET_LIMIT)
             cache[key] = (found, min((len(s) for s in found), default=None))
@@ -106,7 +106,10 @@ def solve_task(
         )
     margin = None
     for blocker in bans:
-        needed = solver.min_hitting_set_size(sets, limit=blocker.count_max)
+        hit_key = ("hitting", key, blocker.count_max)
+        if hit_key not in cache:
+            cache[hit_key] = solver.min_hitting_set_size(sets, limit=blocker.count_max)  # type: ignore[assignment]
+        needed = cache[hit_key]  # type: ignore[assignment]
         margin = needed if margin is None else min(margin, needed)
         if needed <= blocker.count_max:
             errors.error(
