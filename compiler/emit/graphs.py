@@ -7,7 +7,7 @@ from typing import Any
 from compiler.scenario import GroundTruth
 
 
-def graph_json(truth: GroundTruth, given: tuple[str, ...], goals: tuple[str, ...]) -> dict[str, Any]:
+def graph_json(truth: GroundTruth, given: tuple[str, ...], goals: tuple[str, ...], costs: dict[str, float] | None = None) -> dict[str, Any]:
     """Return one task's graph: states on its optimal paths, and the calls between them."""
     labels: list[str] = []
     for before, _tool, after in truth.edges:
@@ -17,9 +17,9 @@ def graph_json(truth: GroundTruth, given: tuple[str, ...], goals: tuple[str, ...
     labels.sort(key=lambda s: (s.count(","), s))
     ids = {label: f"s{i}" for i, label in enumerate(labels)}
     best: set[tuple[str, str, str]] = set()
-    current: str | None = None
+    current = ", ".join(sorted(given))
     for tool in truth.path:
-        step = next((e for e in truth.edges if e[1] == tool and (current is None or e[0] == current)), None)
+        step = next((e for e in truth.edges if e[1] == tool and e[0] == current), None)
         if step is None:
             break
         best.add(step)
@@ -35,6 +35,7 @@ def graph_json(truth: GroundTruth, given: tuple[str, ...], goals: tuple[str, ...
         ],
         "layers": [list(layer) for layer in truth.layers],
         "path": list(truth.path),
+        "costs": {e[1]: costs[e[1]] for e in truth.edges if costs and e[1] in costs},
     }
 
 
@@ -51,8 +52,10 @@ def graph_dot(graph: dict[str, Any]) -> str:
         label = "start" if not new else "\\n".join(n.replace('"', "'") for n in new)
         style = ", style=filled, fillcolor=palegreen" if goals <= set(node["holds"]) else ""
         lines.append(f"  {node['id']} [label=\"{label}\"{style}];")
+    costs = graph.get("costs", {})
     for edge in graph["edges"]:
-        style = ", penwidth=2.5, color=blue" if edge["best"] else ", color=gray50"
-        lines.append(f"  {edge['from']} -> {edge['to']} [label={_quote(edge['tool'])}{style}];")
+        style = ", penwidth=2.5, color=blue, fontcolor=blue" if edge["best"] else ", color=gray60, fontcolor=gray40"
+        label = edge["tool"] + (f" ({costs[edge['tool']]:.2f})" if edge["tool"] in costs else "")
+        lines.append(f"  {edge['from']} -> {edge['to']} [label={_quote(label)}{style}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

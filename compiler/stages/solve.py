@@ -46,6 +46,26 @@ def _edges(paths: Iterable[tuple[str, ...]], start: frozenset[str], by_name: dic
     return tuple(sorted(out))
 
 
+#: How many minimal tool sets a task's graph draws (their legal orders are its edges).
+GRAPH_SET_LIMIT = 64
+
+
+def _solution_graph(
+    sets: tuple[frozenset[str], ...],
+    costed: tuple[solver.Tool, ...],
+    start: frozenset[str],
+    goals: frozenset[str],
+    by_name: dict[str, ToolDef],
+) -> tuple[tuple[str, str, str], ...]:
+    """Return the edges of every legal order of the task's minimal tool sets: all its solutions
+    that waste no call, which is the picture of the ground truth worth drawing."""
+    by_tool = {t.name: t for t in costed}
+    paths: list[tuple[str, ...]] = []
+    for tool_set in sets[:GRAPH_SET_LIMIT]:
+        paths.extend(solver.legal_orders(tool_set, by_tool, start, goals, limit=8))
+    return _edges(paths, start, by_name)
+
+
 def _ban_blockers(blockers: Iterable[BlockerDef]) -> list[BlockerDef]:
     return [b for b in blockers if b.effect == "ban" and b.guarantee == "solvable"]
 
@@ -77,15 +97,26 @@ def solve_task(
             found = solver.minimal_tool_sets(costed, start, goals, limit=MINIMAL_SET_LIMIT)
             cache[key] = (found, min((len(s) for s in found), default=None))
         sets, _shortest = cache[key]
+    graph_key = ("graph", key)
+    if graph_key not in cache:
+        cache[graph_key] = sets[:GRAPH_SET_LIMIT] if need_sets else solver.minimal_tool_sets(costed, start, goals, limit=GRAPH_SET_LIMIT)  # type: ignore[assignment]
+    graph_sets = cache[graph_key]  # type: ignore[assignment]
     if task.truth == "dag":
         return _solve_dag(task, truth, by_name, start, errors)
     if task.truth == "minimal_sets":
         if not sets:
             errors.error(f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'}", task.span)
             return GroundTruth(task.id, False)
-        smallest = min(sets, key=lambda s: (len(s), sorted(s)))
-        orders = solver.legal_orders(smallest, {t.name: t for t in costed}, start, goals, limit=1)
-        path = orders[0]
+        by_tool = {t.name: t for t in costed}
+        smallest, path = None, ()
+        for candidate in sorted(sets, key=lambda s: (len(s), sorted(s))):
+            orders = solver.legal_orders(candidate, by_tool, start, goals, limit=1)
+            if orders:
+                smallest, path = candidate, orders[0]
+                break
+        if smallest is None:
+            errors.error(f"task '{task.id}': no minimal tool set has a legal order (a solver bug)", task.span)
+            return GroundTruth(task.id, False)
         cost = round(sum(t.cost for t in costed if t.name in smallest), 6)
         truth = GroundTruth(
             task.id, True, path=path, cost=cost, calls=len(path),
@@ -102,7 +133,7 @@ def solve_task(
             task.id, True, path=solution.best.tools, cost=solution.best.cost, calls=len(solution.best.tools),
             optimal=optimal, optimal_truncated=solution.truncated,
             minimal_sets=tuple(tuple(sorted(s)) for s in sets) if task.truth == "minimal_sets" else (),
-            answer=answer, edges=_edges(optimal, start, by_name),
+            answer=answer, edges=tuple(sorted(set(_edges(optimal, start, by_name)) | set(_solution_graph(graph_sets, costed, start, goals, by_name)))),
         )
     margin = None
     for blocker in bans:
