@@ -19,7 +19,7 @@ from typing import Any
 from attrs import define, field, frozen
 
 from compiler import model as m
-from compiler.diagnostics import ScnSemanticError
+from compiler.diagnostics import ScnPluginError, ScnSemanticError
 from compiler.source import Span
 
 
@@ -70,6 +70,7 @@ class Distribution:
     name: str
     sampler: Callable[..., float]
     arity: tuple[int, int]
+    plugin: str = "builtin"
 
 
 @define
@@ -313,6 +314,16 @@ def get_attribute(value: Any, name: str, span: Span | None) -> Any:
     raise fail(f"{kind_of(value)} has no attribute '{name}'", span)
 
 
+def draw_from(dist: Distribution, rng: random.Random, args: list[Any], span: Span | None) -> Any:
+    """Draw from a random family; bad arguments are the author's error, a crash is the plugin's."""
+    try:
+        return dist.sampler(rng, *args)
+    except (ValueError, TypeError, OverflowError, IndexError) as e:
+        raise fail(f"'{dist.name}' cannot draw from these arguments: {e}", span) from None
+    except Exception as e:  # noqa: BLE001 - a plugin's sampler must never crash the compiler
+        raise ScnPluginError(f"law family '{dist.name}' of plugin '{dist.plugin}' raised {type(e).__name__}: {e}", span=span) from None
+
+
 def call(expr: m.Expr, env: Env) -> Any:
     """Evaluate a call: a builtin function or a random family (needs a seeded rng)."""
     callee, *arg_exprs = expr.args
@@ -332,10 +343,7 @@ def call(expr: m.Expr, env: Env) -> Any:
             raise fail(f"'{name}' takes {want} arguments, got {len(args)}", expr.span)
         if env.rng is None:
             raise fail(f"'{name}' draws a random value, which is only allowed in laws and seeded attributes", expr.span)
-        try:
-            return dist.sampler(env.rng, *args)
-        except (ValueError, TypeError, OverflowError, IndexError) as e:
-            raise fail(f"'{name}' cannot draw from these arguments: {e}", expr.span) from None
+        return draw_from(dist, env.rng, args, expr.span)
     fn = env.functions.get(name)
     if fn is None:
         found, _ = env.lookup(name)

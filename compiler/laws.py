@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from compiler import model as m
-from compiler.evaluate import Distribution, Env, _arith as arith, as_number, evaluate, fail
+from compiler.evaluate import Distribution, Env, _arith as arith, as_number, draw_from, evaluate, fail
 from compiler.scenario import LawDef, LawOpDef
 
 #: Seed parts used when a scenario declares no `seed` rule for a quantity.
@@ -98,7 +98,7 @@ def distributions_from(registry: Any) -> dict[str, Distribution]:
     """Return the random families the registry offers, as evaluator `Distribution`s."""
     out = {}
     for name, entry in sorted(getattr(registry, "cost_laws", {}).items()):
-        out[name] = Distribution(name, entry.sampler, tuple(entry.arity))
+        out[name] = Distribution(name, entry.sampler, tuple(entry.arity), entry.plugin)
     return out
 
 
@@ -193,11 +193,7 @@ def compile_expr(expr: m.Expr, env: Env) -> Closure:
                     raise fail(f"'{name}' takes {want} arguments, got {len(args)}", expr.span)
 
                 def sample(rng: random.Random, local: dict[str, Any]) -> Any:
-                    values = [a(rng, local) for a in args]
-                    try:
-                        return dist.sampler(rng, *values)
-                    except (ValueError, TypeError, OverflowError, IndexError) as e:
-                        raise fail(f"'{name}' cannot draw from these arguments: {e}", expr.span) from None
+                    return draw_from(dist, rng, [a(rng, local) for a in args], expr.span)
 
                 return sample
             fn = env.functions.get(name)

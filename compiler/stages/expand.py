@@ -385,7 +385,8 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
     symbols = {name: Symbol(name) for name in state.datatypes}
     symbols.update({t.name: Symbol(t.name) for t in tools.tools})
     symbols.update({t.group: Symbol(t.group) for t in tools.tools if t.group})
-    tasks = TaskBuilder(ctx, state.datatypes, tools.tools, compiled, state.errors, symbols, state.formats, dict(state.seeds))
+    enum_members = {e.name: list(e.members) for e in state.enums}
+    tasks = TaskBuilder(ctx, state.datatypes, tools.tools, compiled, state.errors, symbols, state.formats, dict(state.seeds), enum_members)
     for bnode, benv in state.backends:
         tasks.backend(bnode, benv)
     for tnode, tenv in state.tasks:

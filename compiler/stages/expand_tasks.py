@@ -17,7 +17,7 @@ import attrs
 
 from compiler import builtins, model as m, solver
 from compiler.context import CompileContext
-from compiler.diagnostics import Collector, ScnError
+from compiler.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
 from compiler.evaluate import Env, Record, Symbol, as_int, as_iterable, did_you_mean, evaluate, fail, kind_of, render
 from compiler.laws import DEFAULT_SEED_PARTS, draw, seeded_rng
 from compiler.scenario import DatatypeDef, RecordDef, Subtask, TaskDef, ToolDef
@@ -38,6 +38,7 @@ class TaskBuilder:
         symbols: Mapping[str, Symbol],
         formats: Mapping[str, tuple[m.Template, Env]],
         seeds: Mapping[str, tuple[str, ...]],
+        enum_members: Mapping[str, list[str]],
     ) -> None:
         self.ctx = ctx
         self.datatypes = datatypes
@@ -48,6 +49,7 @@ class TaskBuilder:
         self.symbols = dict(symbols)
         self.formats = formats
         self.seeds = seeds
+        self.enum_members = dict(enum_members)
         self.records: list[RecordDef] = []
         self.tasks: list[TaskDef] = []
         self.shared_backend = False
@@ -80,16 +82,9 @@ class TaskBuilder:
         if dt.value_type == "bool":
             return "true" if n % 2 else "false"
         if dt.value_type == "enum":
-            members = self.symbols_enum(dt.enum or "")
+            members = self.enum_members.get(dt.enum or "", [])
             return members[(n - 1) % len(members)] if members else ""
         return f"{dt.name}_{n}"
-
-    def symbols_enum(self, name: str) -> list[str]:
-        for _, env in self.formats.values():
-            found, value = env.lookup(name)
-            if found:
-                return [str(v) for v in value]
-        return []
 
     # ------------------------------------------------------------ backend
     def backend(self, node: m.Backend, env: Env) -> None:
@@ -141,6 +136,21 @@ class TaskBuilder:
                 scope = env.child(dict(zip(first.vars, items)))
             yield from self.bindings(rest, scope)
 
+    def check_value(self, name: str, value: str | None, span: Any) -> None:
+        """Reject a given value its datatype cannot hold (an enum member, a number)."""
+        if value is None:
+            return
+        dt = self.datatypes[name]
+        if dt.value_type == "enum":
+            members = self.enum_members.get(dt.enum or "", [])
+            if members and value not in members:
+                raise fail(f"'{value}' is not a member of enum {dt.enum}, the type of {name}{did_you_mean(value, members)}", span)
+        elif dt.value_type == "number":
+            try:
+                float(value)
+            except ValueError:
+                raise fail(f"{name} is a number, but is given {value!r}", span) from None
+
     def datatype_names(self, value: Any, span: Any) -> list[str]:
         items = value if isinstance(value, (list, tuple)) else [value]
         out = []
@@ -169,8 +179,7 @@ class TaskBuilder:
         gctx = builtins.GeneratorContext(self.ctx.seed, self.solver_tools, tuple(sorted(self.datatypes)))
         out = {}
         for name, entry in getattr(self.ctx.registry, "generators", {}).items():
-            fn = entry.fn
-            out[name] = (lambda f: lambda *a, **k: f(gctx, *a, **k))(fn)
+            out[name] = _bind_generator(name, entry.fn, entry.plugin, gctx)
         return out
 
     def generate(self, node: m.Tasks, env: Env) -> None:
@@ -218,6 +227,7 @@ class TaskBuilder:
                         continue
                 (name,) = self.datatype_names(render(item.datatype, scope), item.datatype.span)
                 given[name] = str(evaluate(item.value, scope)) if item.value is not None else None
+                self.check_value(name, given[name], item.value.span if item.value is not None else item.span)
         inputs = self.one(attrs_, "inputs", scope)
         if inputs is not None:
             for name in self.datatype_names(inputs, attrs_["inputs"][0].span):
@@ -354,6 +364,22 @@ class TaskBuilder:
                 continue
             out.append(attrs.evolve(tool, cost=cost, latency_ms=latency))
         return sorted(out, key=lambda t: t.name)
+
+
+def _bind_generator(name: str, fn: Any, plugin: str, gctx: Any) -> Any:
+    """Bind a generator to the scenario; a crash inside it is reported against its plugin."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(gctx, *args, **kwargs)
+        except ScnError:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError) as e:
+            raise ScnSemanticError(f"{name}(): {e}") from None
+        except Exception as e:  # noqa: BLE001 - a plugin's generator must never crash the compiler
+            raise ScnPluginError(f"task generator '{name}' of plugin '{plugin}' raised {type(e).__name__}: {e}") from None
+
+    return run
 
 
 def _plain(value: Any) -> Any:
