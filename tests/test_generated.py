@@ -52,3 +52,17 @@ def test_generated_manifest_hashes_detect_edits(tmp_path: Path) -> None:
         read_bundle(folder)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert "tasks.jsonl" in manifest["files"]
+
+
+def test_generated_stubs_are_formatted() -> None:
+    """Stubs come out in the formatter's style: `ruff format --check` changes nothing."""
+    import shutil
+    import subprocess
+
+    ruff = shutil.which("ruff") or str(Path(__import__("sys").executable).with_name("ruff"))
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed (it comes with the test extra: pip install -e '.[test]')")
+    files = sorted(str(p) for p in ROOT.glob("*/stubs.py"))
+    assert files
+    result = subprocess.run([ruff, "format", "--check", "--isolated", *files], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,11 +1,18 @@
-"""Emit `stubs.py`: one importable Python function per tool, answering from the backend."""
+"""Emit `stubs.py`: one importable Python function per tool, answering from the backend.
+
+The template writes code already in the formatter's style (double quotes, magic trailing commas,
+wrapped docstrings), and a test runs `ruff format --check` on every committed stubs file.
+"""
 
 from __future__ import annotations
 
 import re
+import textwrap
 
 from compiler.emit.templates import render
 from compiler.scenario import Scenario, ToolDef
+
+TRIPLE = '"' * 3
 
 
 def function_name(tool: str, taken: set[str]) -> str:
@@ -20,10 +27,14 @@ def function_name(tool: str, taken: set[str]) -> str:
     return name
 
 
-def _doc(tool: ToolDef) -> str:
-    text = tool.description or f"{tool.kind} tool {tool.name}"
-    text = " ".join(text.split())
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')[:300]
+def docstring(tool: ToolDef) -> list[str]:
+    """Return the stub's docstring as source lines, wrapped to fit the formatter's line length."""
+    text = " ".join((tool.description or f"{tool.kind} tool {tool.name}").split())
+    text = text.replace("\\", "\\\\").replace(TRIPLE, "'''").rstrip('"')
+    lines = textwrap.wrap(text, width=76) or [""]
+    if len(lines) == 1:
+        return [f"{TRIPLE}{lines[0]}{TRIPLE}"]
+    return [TRIPLE + lines[0], *lines[1:], TRIPLE]
 
 
 def emit_stubs(scenario: Scenario, source: str, version: str) -> bytes:
@@ -35,7 +46,7 @@ def emit_stubs(scenario: Scenario, source: str, version: str) -> bytes:
             {
                 "name": tool.name,
                 "function": function_name(tool.name, taken),
-                "doc": _doc(tool),
+                "doc": docstring(tool),
                 "fixed": not tool.trusted,
                 "returns": tool.returns or "",
                 "success": tool.success,

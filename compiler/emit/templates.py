@@ -7,12 +7,15 @@ code, not HTML), and whitespace control on, so templates stay readable.
 from __future__ import annotations
 
 import functools
+import json
 
 import jinja2
 
 
 def _pyrepr(value: object) -> str:
-    """Render a Python literal (strings, numbers, booleans, None) safely."""
+    """Render a Python literal; strings double-quoted, as the formatter writes them."""
+    if isinstance(value, str):
+        return json.dumps(value)
     return repr(value)
 
 

@@ -38,12 +38,15 @@ class Backend:
             rows = set(found) if rows is None else rows & found
             if not rows:
                 break
-        values = sorted({self.records[i][output] for i in rows or () if output in self.records[i]})
+        matched = (self.records[i] for i in rows or ())
+        values = sorted({r[output] for r in matched if output in r})
         if not values:
             given = ", ".join(f"{k}={v!r}" for k, v in sorted(inputs.items()))
-            return {"ok": False, "error": f"{tool}: no result exists for the provided input(s): {given}"}
+            error = f"{tool}: no result exists for the provided input(s): {given}"
+            return {"ok": False, "error": error}
         if len(values) > 1:
-            return {"ok": False, "error": f"{tool}: the inputs match {len(values)} different {output} values"}
+            error = f"{tool}: the inputs match {len(values)} different {output} values"
+            return {"ok": False, "error": error}
         return {"ok": True, "output": output, "value": values[0]}
 
 
@@ -53,178 +56,294 @@ def _fixed(value: str, success: bool, output: str) -> dict[str, Any]:
     return {"ok": False, "error": value, "trusted": False}
 
 
-def tool_book_hotel(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+def tool_book_hotel(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Books a hotel offer and returns the confirmation."""
     return backend.lookup(
-        'book_hotel',
-        {'HotelOffer': args.get('offer')},
-        'Booking',
+        "book_hotel",
+        {
+            "HotelOffer": args.get("offer"),
+        },
+        "Booking",
     )
 
-def tool_chart_prices(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_chart_prices(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Draws a chart of a price history."""
     return backend.lookup(
-        'chart_prices',
-        {'PriceHistory': args.get('history')},
-        'PriceChart',
+        "chart_prices",
+        {
+            "PriceHistory": args.get("history"),
+        },
+        "PriceChart",
     )
 
-def tool_commute_estimate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_commute_estimate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Typical commute from a point to a city centre."""
     return backend.lookup(
-        'commute_estimate',
-        {'Coordinates': args.get('location'), 'City': args.get('city')},
-        'CommuteTime',
+        "commute_estimate",
+        {
+            "Coordinates": args.get("location"),
+            "City": args.get("city"),
+        },
+        "CommuteTime",
     )
 
-def tool_earnings_report(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_earnings_report(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """The latest quarterly earnings report."""
     return backend.lookup(
-        'earnings_report',
-        {'Ticker': args.get('ticker')},
-        'EarningsReport',
+        "earnings_report",
+        {
+            "Ticker": args.get("ticker"),
+        },
+        "EarningsReport",
     )
 
-def tool_find_recipes(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_find_recipes(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Recipes that use an ingredient."""
     return backend.lookup(
-        'find_recipes',
-        {'Ingredient': args.get('ingredient')},
-        'RecipeList',
+        "find_recipes",
+        {
+            "Ingredient": args.get("ingredient"),
+        },
+        "RecipeList",
     )
 
-def tool_first_free_day(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_first_free_day(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """The first holiday that falls on a weekday."""
     return backend.lookup(
-        'first_free_day',
-        {'HolidayList': args.get('holidays')},
-        'TripDate',
+        "first_free_day",
+        {
+            "HolidayList": args.get("holidays"),
+        },
+        "TripDate",
     )
 
-def tool_geocode(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_geocode(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Converts an address to coordinates."""
     return backend.lookup(
-        'geocode',
-        {'Address': args.get('address')},
-        'Coordinates',
+        "geocode",
+        {
+            "Address": args.get("address"),
+        },
+        "Coordinates",
     )
 
-def tool_get_air_quality(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_get_air_quality(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Current air-quality index of a city."""
     return backend.lookup(
-        'get_air_quality',
-        {'City': args.get('city')},
-        'AirQuality',
+        "get_air_quality",
+        {
+            "City": args.get("city"),
+        },
+        "AirQuality",
     )
 
-def tool_get_forecast(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_get_forecast(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Weather forecast for a city on a date."""
     return backend.lookup(
-        'get_forecast',
-        {'City': args.get('city'), 'Date': args.get('date')},
-        'Forecast',
+        "get_forecast",
+        {
+            "City": args.get("city"),
+            "Date": args.get("date"),
+        },
+        "Forecast",
     )
 
-def tool_make_slides(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_make_slides(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Builds a .pptx deck from an earnings report."""
     return backend.lookup(
-        'make_slides',
-        {'EarningsReport': args.get('report')},
-        'SlideDeck',
+        "make_slides",
+        {
+            "EarningsReport": args.get("report"),
+        },
+        "SlideDeck",
     )
 
-def tool_nearby_hospitals(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_nearby_hospitals(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Hospitals near a point."""
     return backend.lookup(
-        'nearby_hospitals',
-        {'Coordinates': args.get('location')},
-        'HospitalList',
+        "nearby_hospitals",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "HospitalList",
     )
 
-def tool_nearby_schools(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_nearby_schools(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Schools near a point."""
     return backend.lookup(
-        'nearby_schools',
-        {'Coordinates': args.get('location')},
-        'SchoolList',
+        "nearby_schools",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "SchoolList",
     )
 
-def tool_price_history(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_price_history(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """One year of daily prices."""
     return backend.lookup(
-        'price_history',
-        {'Ticker': args.get('ticker')},
-        'PriceHistory',
+        "price_history",
+        {
+            "Ticker": args.get("ticker"),
+        },
+        "PriceHistory",
     )
 
-def tool_search_hotels(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_search_hotels(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """The best hotel offer for a city and date."""
     return backend.lookup(
-        'search_hotels',
-        {'City': args.get('city'), 'TripDate': args.get('date')},
-        'HotelOffer',
+        "search_hotels",
+        {
+            "City": args.get("city"),
+            "TripDate": args.get("date"),
+        },
+        "HotelOffer",
     )
 
-def tool_stock_quote(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_stock_quote(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Latest price of a stock."""
     return backend.lookup(
-        'stock_quote',
-        {'Ticker': args.get('ticker')},
-        'Quote',
+        "stock_quote",
+        {
+            "Ticker": args.get("ticker"),
+        },
+        "Quote",
     )
 
-def tool_summarize_results(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_summarize_results(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """A short summary of search results."""
     return backend.lookup(
-        'summarize_results',
-        {'SearchResults': args.get('results')},
-        'Summary',
+        "summarize_results",
+        {
+            "SearchResults": args.get("results"),
+        },
+        "Summary",
     )
 
-def tool_upcoming_holidays(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_upcoming_holidays(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Public holidays in the coming months."""
     return backend.lookup(
-        'upcoming_holidays',
-        {'Country': args.get('country')},
-        'HolidayList',
+        "upcoming_holidays",
+        {
+            "Country": args.get("country"),
+        },
+        "HolidayList",
     )
 
-def tool_web_search(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_web_search(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Top five web results for a query."""
     return backend.lookup(
-        'web_search',
-        {'SearchQuery': args.get('query')},
-        'SearchResults',
+        "web_search",
+        {
+            "SearchQuery": args.get("query"),
+        },
+        "SearchResults",
     )
 
-def tool_write_report(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_write_report(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Writes a .docx report from a summary."""
     return backend.lookup(
-        'write_report',
-        {'Summary': args.get('summary')},
-        'ReportFile',
+        "write_report",
+        {
+            "Summary": args.get("summary"),
+        },
+        "ReportFile",
     )
 
 
 #: Tool name -> stub. Callers check arguments first; a stub only answers.
 TOOLS = {
-    'book_hotel': tool_book_hotel,
-    'chart_prices': tool_chart_prices,
-    'commute_estimate': tool_commute_estimate,
-    'earnings_report': tool_earnings_report,
-    'find_recipes': tool_find_recipes,
-    'first_free_day': tool_first_free_day,
-    'geocode': tool_geocode,
-    'get_air_quality': tool_get_air_quality,
-    'get_forecast': tool_get_forecast,
-    'make_slides': tool_make_slides,
-    'nearby_hospitals': tool_nearby_hospitals,
-    'nearby_schools': tool_nearby_schools,
-    'price_history': tool_price_history,
-    'search_hotels': tool_search_hotels,
-    'stock_quote': tool_stock_quote,
-    'summarize_results': tool_summarize_results,
-    'upcoming_holidays': tool_upcoming_holidays,
-    'web_search': tool_web_search,
-    'write_report': tool_write_report,
+    "book_hotel": tool_book_hotel,
+    "chart_prices": tool_chart_prices,
+    "commute_estimate": tool_commute_estimate,
+    "earnings_report": tool_earnings_report,
+    "find_recipes": tool_find_recipes,
+    "first_free_day": tool_first_free_day,
+    "geocode": tool_geocode,
+    "get_air_quality": tool_get_air_quality,
+    "get_forecast": tool_get_forecast,
+    "make_slides": tool_make_slides,
+    "nearby_hospitals": tool_nearby_hospitals,
+    "nearby_schools": tool_nearby_schools,
+    "price_history": tool_price_history,
+    "search_hotels": tool_search_hotels,
+    "stock_quote": tool_stock_quote,
+    "summarize_results": tool_summarize_results,
+    "upcoming_holidays": tool_upcoming_holidays,
+    "web_search": tool_web_search,
+    "write_report": tool_write_report,
 }

@@ -38,12 +38,15 @@ class Backend:
             rows = set(found) if rows is None else rows & found
             if not rows:
                 break
-        values = sorted({self.records[i][output] for i in rows or () if output in self.records[i]})
+        matched = (self.records[i] for i in rows or ())
+        values = sorted({r[output] for r in matched if output in r})
         if not values:
             given = ", ".join(f"{k}={v!r}" for k, v in sorted(inputs.items()))
-            return {"ok": False, "error": f"{tool}: no result exists for the provided input(s): {given}"}
+            error = f"{tool}: no result exists for the provided input(s): {given}"
+            return {"ok": False, "error": error}
         if len(values) > 1:
-            return {"ok": False, "error": f"{tool}: the inputs match {len(values)} different {output} values"}
+            error = f"{tool}: the inputs match {len(values)} different {output} values"
+            return {"ok": False, "error": error}
         return {"ok": True, "output": output, "value": values[0]}
 
 
@@ -53,791 +56,2166 @@ def _fixed(value: str, success: bool, output: str) -> dict[str, Any]:
     return {"ok": False, "error": value, "trusted": False}
 
 
-def tool_Get_Account_Email_From_Account_Id_V2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+def tool_Get_Account_Email_From_Account_Id_V2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Given account id, this returns the account email of the same retail record."""
     return backend.lookup(
-        'Get_Account_Email_From_Account_Id_V2',
-        {'user_id': args.get('account_id')},
-        'email',
+        "Get_Account_Email_From_Account_Id_V2",
+        {
+            "user_id": args.get("account_id"),
+        },
+        "email",
     )
 
-def tool_Get_Account_Email_From_Account_Id_V2_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Account_Email_From_Account_Id_V2_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Given account id, this returns the account email of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'email')
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "email",
+    )
 
-def tool_Get_Account_Email_From_Account_Id_V2_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('email_cached_2', True, 'email')
 
-def tool_Get_Account_Email_From_Account_Id_V2_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'email')
+def tool_Get_Account_Email_From_Account_Id_V2_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account id, this returns the account email of the same retail record.
+    Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "email_cached_2",
+        True,
+        "email",
+    )
 
-def tool_Get_Account_Email_From_Account_Id_V2_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'email')
 
-def tool_Get_Account_Email_From_Account_Id_V2_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+def tool_Get_Account_Email_From_Account_Id_V2_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account id, this returns the account email of the same retail record.
+    Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "email",
+    )
+
+
+def tool_Get_Account_Email_From_Account_Id_V2_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account id, this returns the account email of the same retail record.
+    An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "email",
+    )
+
+
+def tool_Get_Account_Email_From_Account_Id_V2_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Given account id, this returns the account email of the same retail record."""
-    return _fixed('???', True, 'email')
+    return _fixed(
+        "???",
+        True,
+        "email",
+    )
 
-def tool_Get_Account_Email_From_Account_Id_V2_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-30', True, 'email')
 
-def tool_Get_Account_Email_From_Account_Id_V2_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+def tool_Get_Account_Email_From_Account_Id_V2_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account id, this returns the account email of the same retail record.
+    May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-30",
+        True,
+        "email",
+    )
+
+
+def tool_Get_Account_Email_From_Account_Id_V2_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its email."""
-    return _fixed('queued-for-audit', True, 'email_note')
-
-def tool_Get_Account_Email_From_Account_Id_V2_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'email')
-
-def tool_Get_Account_Id_From_Account_Email(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record."""
-    return backend.lookup(
-        'Get_Account_Id_From_Account_Email',
-        {'email': args.get('account_email')},
-        'user_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "email_note",
     )
 
-def tool_Get_Account_Id_From_Account_Email_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Account_Email_From_Account_Id_V2_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account id, this returns the account email of the same retail record.
+    Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "email",
+    )
+
+
+def tool_Get_Account_Id_From_Account_Email(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Given account email, this returns the account id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'user_id')
+    return backend.lookup(
+        "Get_Account_Id_From_Account_Email",
+        {
+            "email": args.get("account_email"),
+        },
+        "user_id",
+    )
 
-def tool_Get_Account_Id_From_Account_Email_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('user_id_cached_2', True, 'user_id')
 
-def tool_Get_Account_Id_From_Account_Email_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'user_id')
-
-def tool_Get_Account_Id_From_Account_Email_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'user_id')
-
-def tool_Get_Account_Id_From_Account_Email_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+def tool_Get_Account_Id_From_Account_Email_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Given account email, this returns the account id of the same retail record."""
-    return _fixed('???', True, 'user_id')
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "user_id",
+    )
 
-def tool_Get_Account_Id_From_Account_Email_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-10', True, 'user_id')
 
-def tool_Get_Account_Id_From_Account_Email_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+def tool_Get_Account_Id_From_Account_Email_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the account id of the same retail record.
+    Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "user_id_cached_2",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Account_Id_From_Account_Email_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the account id of the same retail record.
+    Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Account_Id_From_Account_Email_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the account id of the same retail record.
+    An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Account_Id_From_Account_Email_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the account id of the same retail record."""
+    return _fixed(
+        "???",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Account_Id_From_Account_Email_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the account id of the same retail record.
+    May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Account_Id_From_Account_Email_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its user_id."""
-    return _fixed('queued-for-audit', True, 'user_id_note')
-
-def tool_Get_Account_Id_From_Account_Email_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'user_id')
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record."""
-    return backend.lookup(
-        'Get_Authorization_Id_From_Finance_Refund_Id_Core',
-        {'refund_id': args.get('finance_refund_id')},
-        'auth_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "user_id_note",
     )
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'auth_id')
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('auth_id_cached_1', True, 'auth_id')
+def tool_Get_Account_Id_From_Account_Email_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the account id of the same retail record.
+    Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "user_id",
+    )
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'auth_id')
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'auth_id')
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Authorization_Id_From_Finance_Refund_Id_Core",
+        {
+            "refund_id": args.get("finance_refund_id"),
+        },
+        "auth_id",
+    )
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record."""
-    return _fixed('???', True, 'auth_id')
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-20', True, 'auth_id')
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "auth_id",
+    )
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "auth_id_cached_1",
+        True,
+        "auth_id",
+    )
+
+
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "auth_id",
+    )
+
+
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "auth_id",
+    )
+
+
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "auth_id",
+    )
+
+
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "auth_id",
+    )
+
+
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its auth_id."""
-    return _fixed('queued-for-audit', True, 'auth_id_note')
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'auth_id')
-
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'order_id')
-
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record."""
-    return backend.lookup(
-        'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e',
-        {'email': args.get('account_email'), 'created_time': args.get('order_created_at')},
-        'order_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "auth_id_note",
     )
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'order_id')
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('order_id_cached_2', True, 'order_id')
+def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the authorization id of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "auth_id",
+    )
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'order_id')
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record."""
-    return _fixed('???', True, 'order_id')
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "order_id",
+    )
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-20', True, 'order_id')
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'order_id')
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record.
+    """
+    return backend.lookup(
+        "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e",
+        {
+            "email": args.get("account_email"),
+            "created_time": args.get("order_created_at"),
+        },
+        "order_id",
+    )
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record. An older compatibility route that no longer
+    returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "order_id_cached_2",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record. May return an estimate before the record is
+    final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email and order created at, this returns the checkout order id
+    of the same retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its order_id."""
-    return _fixed('queued-for-audit', True, 'order_id_note')
-
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record."""
-    return backend.lookup(
-        'Get_Finance_Refund_Id_From_Return_Review_Id_V3',
-        {'return_audit_id': args.get('return_review_id')},
-        'refund_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "order_id_note",
     )
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'refund_id')
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('refund_id_cached_3', True, 'refund_id')
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Finance_Refund_Id_From_Return_Review_Id_V3",
+        {
+            "return_audit_id": args.get("return_review_id"),
+        },
+        "refund_id",
+    )
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'refund_id')
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'refund_id')
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "refund_id",
+    )
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record."""
-    return _fixed('???', True, 'refund_id')
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-30', True, 'refund_id')
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "refund_id_cached_3",
+        True,
+        "refund_id",
+    )
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "refund_id",
+    )
+
+
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "refund_id",
+    )
+
+
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "refund_id",
+    )
+
+
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-30",
+        True,
+        "refund_id",
+    )
+
+
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its refund_id."""
-    return _fixed('queued-for-audit', True, 'refund_id_note')
-
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'refund_id')
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record."""
-    return backend.lookup(
-        'Get_Masked_Account_Number_From_Billing_Method_Id_V3',
-        {'payment_method_id': args.get('billing_method_id')},
-        'account_number',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "refund_id_note",
     )
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'account_number')
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('account_number_cached_1', True, 'account_number')
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return review id, this returns the finance refund id of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "refund_id",
+    )
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'account_number')
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'account_number')
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Masked_Account_Number_From_Billing_Method_Id_V3",
+        {
+            "payment_method_id": args.get("billing_method_id"),
+        },
+        "account_number",
+    )
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record."""
-    return _fixed('???', True, 'account_number')
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-10', True, 'account_number')
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "account_number",
+    )
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "account_number_cached_1",
+        True,
+        "account_number",
+    )
+
+
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "account_number",
+    )
+
+
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "account_number",
+    )
+
+
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "account_number",
+    )
+
+
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "account_number",
+    )
+
+
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its account_number."""
-    return _fixed('queued-for-audit', True, 'account_number_note')
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'account_number')
-
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record."""
-    return backend.lookup(
-        'Get_Order_Created_At_From_Finalized_Order_Id_Core',
-        {'order_id': args.get('finalized_order_id')},
-        'created_time',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "account_number_note",
     )
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'created_time')
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('created_time_cached_2', True, 'created_time')
+def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given billing method id, this returns the masked account number of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "account_number",
+    )
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'created_time')
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'created_time')
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Order_Created_At_From_Finalized_Order_Id_Core",
+        {
+            "order_id": args.get("finalized_order_id"),
+        },
+        "created_time",
+    )
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record."""
-    return _fixed('???', True, 'created_time')
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-20', True, 'created_time')
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "created_time",
+    )
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "created_time_cached_2",
+        True,
+        "created_time",
+    )
+
+
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "created_time",
+    )
+
+
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "created_time",
+    )
+
+
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "created_time",
+    )
+
+
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "created_time",
+    )
+
+
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its created_time."""
-    return _fixed('queued-for-audit', True, 'created_time_note')
-
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'created_time')
-
-def tool_Get_Order_State_From_Placed_Order_Id(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record."""
-    return backend.lookup(
-        'Get_Order_State_From_Placed_Order_Id',
-        {'order_id': args.get('placed_order_id')},
-        'order_status',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "created_time_note",
     )
 
-def tool_Get_Order_State_From_Placed_Order_Id_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'order_status')
 
-def tool_Get_Order_State_From_Placed_Order_Id_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('order_status_cached_2', True, 'order_status')
+def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the order created at of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "created_time",
+    )
 
-def tool_Get_Order_State_From_Placed_Order_Id_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'order_status')
 
-def tool_Get_Order_State_From_Placed_Order_Id_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'order_status')
+def tool_Get_Order_State_From_Placed_Order_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Order_State_From_Placed_Order_Id",
+        {
+            "order_id": args.get("placed_order_id"),
+        },
+        "order_status",
+    )
 
-def tool_Get_Order_State_From_Placed_Order_Id_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record."""
-    return _fixed('???', True, 'order_status')
 
-def tool_Get_Order_State_From_Placed_Order_Id_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-10', True, 'order_status')
+def tool_Get_Order_State_From_Placed_Order_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "order_status",
+    )
 
-def tool_Get_Order_State_From_Placed_Order_Id_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Order_State_From_Placed_Order_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "order_status_cached_2",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Order_State_From_Placed_Order_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Order_State_From_Placed_Order_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Order_State_From_Placed_Order_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Order_State_From_Placed_Order_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Order_State_From_Placed_Order_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its order_status."""
-    return _fixed('queued-for-audit', True, 'order_status_note')
-
-def tool_Get_Order_State_From_Placed_Order_Id_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'order_status')
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record."""
-    return backend.lookup(
-        'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3',
-        {'payment_intent_id': args.get('payment_session_id')},
-        'payment_method_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "order_status_note",
     )
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'payment_method_id')
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('payment_method_id_cached_1', True, 'payment_method_id')
+def tool_Get_Order_State_From_Placed_Order_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order state of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "order_status",
+    )
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'payment_method_id')
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'payment_method_id')
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3",
+        {
+            "payment_intent_id": args.get("payment_session_id"),
+        },
+        "payment_method_id",
+    )
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record."""
-    return _fixed('???', True, 'payment_method_id')
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-20', True, 'payment_method_id')
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "payment_method_id",
+    )
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "payment_method_id_cached_1",
+        True,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its payment_method_id."""
-    return _fixed('queued-for-audit', True, 'payment_method_id_note')
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'payment_method_id')
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record."""
-    return backend.lookup(
-        'Get_Payment_Session_Id_From_Processor_Auth_Id',
-        {'auth_id': args.get('processor_auth_id')},
-        'payment_intent_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "payment_method_id_note",
     )
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'payment_intent_id')
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('payment_intent_id_cached_2', True, 'payment_intent_id')
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment session id, this returns the payment instrument id of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "payment_method_id",
+    )
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'payment_intent_id')
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'payment_intent_id')
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Payment_Session_Id_From_Processor_Auth_Id",
+        {
+            "auth_id": args.get("processor_auth_id"),
+        },
+        "payment_intent_id",
+    )
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record."""
-    return _fixed('???', True, 'payment_intent_id')
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-20', True, 'payment_intent_id')
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "payment_intent_id",
+    )
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "payment_intent_id_cached_2",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its payment_intent_id."""
-    return _fixed('queued-for-audit', True, 'payment_intent_id_note')
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'payment_intent_id')
-
-def tool_Get_Placed_Order_Id_From_Line_Item_Id(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record."""
-    return backend.lookup(
-        'Get_Placed_Order_Id_From_Line_Item_Id',
-        {'order_item_id': args.get('line_item_id')},
-        'order_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "payment_intent_id_note",
     )
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'order_id')
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('order_id_cached_2', True, 'order_id')
+def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the payment session id of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "payment_intent_id",
+    )
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'order_id')
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'order_id')
+def tool_Get_Placed_Order_Id_From_Line_Item_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Placed_Order_Id_From_Line_Item_Id",
+        {
+            "order_item_id": args.get("line_item_id"),
+        },
+        "order_id",
+    )
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record."""
-    return _fixed('???', True, 'order_id')
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-10', True, 'order_id')
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "order_id",
+    )
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "order_id_cached_2",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its order_id."""
-    return _fixed('queued-for-audit', True, 'order_id_note')
-
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'order_id')
-
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record."""
-    return backend.lookup(
-        'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime',
-        {'auth_id': args.get('processor_auth_id')},
-        'auth_code',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "order_id_note",
     )
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'auth_code')
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('auth_code_cached_2', True, 'auth_code')
+def tool_Get_Placed_Order_Id_From_Line_Item_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given line item id, this returns the placed order id of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "order_id",
+    )
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'auth_code')
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'auth_code')
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime",
+        {
+            "auth_id": args.get("processor_auth_id"),
+        },
+        "auth_code",
+    )
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record."""
-    return _fixed('???', True, 'auth_code')
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-30', True, 'auth_code')
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "auth_code",
+    )
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "auth_code_cached_2",
+        True,
+        "auth_code",
+    )
+
+
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "auth_code",
+    )
+
+
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "auth_code",
+    )
+
+
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "auth_code",
+    )
+
+
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-30",
+        True,
+        "auth_code",
+    )
+
+
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its auth_code."""
-    return _fixed('queued-for-audit', True, 'auth_code_note')
-
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'auth_code')
-
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record."""
-    return backend.lookup(
-        'Get_Refund_Total_From_Refund_Record_Id_V3',
-        {'refund_id': args.get('refund_record_id')},
-        'refund_amount',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "auth_code_note",
     )
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'refund_amount')
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('refund_amount_cached_1', True, 'refund_amount')
+def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the processor auth code of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "auth_code",
+    )
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'refund_amount')
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'refund_amount')
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Refund_Total_From_Refund_Record_Id_V3",
+        {
+            "refund_id": args.get("refund_record_id"),
+        },
+        "refund_amount",
+    )
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record."""
-    return _fixed('???', True, 'refund_amount')
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-10', True, 'refund_amount')
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "refund_amount",
+    )
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "refund_amount_cached_1",
+        True,
+        "refund_amount",
+    )
+
+
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "refund_amount",
+    )
+
+
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "refund_amount",
+    )
+
+
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "refund_amount",
+    )
+
+
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "refund_amount",
+    )
+
+
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its refund_amount."""
-    return _fixed('queued-for-audit', True, 'refund_amount_note')
-
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'refund_amount')
-
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record."""
-    return backend.lookup(
-        'Get_Return_Case_Id_From_Placed_Order_Id_Prime',
-        {'order_id': args.get('placed_order_id')},
-        'return_request_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "refund_amount_note",
     )
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'return_request_id')
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('return_request_id_cached_1', True, 'return_request_id')
+def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the refund total of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "refund_amount",
+    )
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'return_request_id')
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'return_request_id')
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Return_Case_Id_From_Placed_Order_Id_Prime",
+        {
+            "order_id": args.get("placed_order_id"),
+        },
+        "return_request_id",
+    )
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record."""
-    return _fixed('???', True, 'return_request_id')
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-20', True, 'return_request_id')
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "return_request_id",
+    )
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "return_request_id_cached_1",
+        True,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its return_request_id."""
-    return _fixed('queued-for-audit', True, 'return_request_id_note')
-
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'return_request_id')
-
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record."""
-    return backend.lookup(
-        'Get_Review_Ticket_Id_From_Return_Case_Id_Edge',
-        {'return_request_id': args.get('return_case_id')},
-        'return_audit_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "return_request_id_note",
     )
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'return_audit_id')
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('return_audit_id_cached_2', True, 'return_audit_id')
+def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the return case id of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "return_request_id",
+    )
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'return_audit_id')
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'return_audit_id')
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Review_Ticket_Id_From_Return_Case_Id_Edge",
+        {
+            "return_request_id": args.get("return_case_id"),
+        },
+        "return_audit_id",
+    )
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record."""
-    return _fixed('???', True, 'return_audit_id')
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-10', True, 'return_audit_id')
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "return_audit_id",
+    )
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "return_audit_id_cached_2",
+        True,
+        "return_audit_id",
+    )
+
+
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "return_audit_id",
+    )
+
+
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "return_audit_id",
+    )
+
+
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "return_audit_id",
+    )
+
+
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "return_audit_id",
+    )
+
+
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Returns an internal note attached to the record, not its return_audit_id."""
-    return _fixed('queued-for-audit', True, 'return_audit_id_note')
-
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'return_audit_id')
-
-def tool_Get_Saved_Method_Id_From_Customer_Id(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record."""
-    return backend.lookup(
-        'Get_Saved_Method_Id_From_Customer_Id',
-        {'user_id': args.get('customer_id')},
-        'default_payment_method_id',
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "return_audit_id_note",
     )
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Alt(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record."""
-    return _fixed('error: This endpoint is currently unavailable.', False, 'default_payment_method_id')
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Cache(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record. Reads a lagging cache that may be out of date."""
-    return _fixed('default_payment_method_id_cached_1', True, 'default_payment_method_id')
+def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return case id, this returns the review ticket id of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "return_audit_id",
+    )
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Gate(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record. Restricted to rare record states."""
-    return _fixed('error: This tool can only be used under certain conditions.', False, 'default_payment_method_id')
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Legacy(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record. An older compatibility route that no longer returns usable data."""
-    return _fixed('error: This endpoint is no longer supported.', False, 'default_payment_method_id')
+def tool_Get_Saved_Method_Id_From_Customer_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Saved_Method_Id_From_Customer_Id",
+        {
+            "user_id": args.get("customer_id"),
+        },
+        "default_payment_method_id",
+    )
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Mirror(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record."""
-    return _fixed('???', True, 'default_payment_method_id')
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Preview(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record. May return an estimate before the record is final."""
-    return _fixed('estimate-10', True, 'default_payment_method_id')
+def tool_Get_Saved_Method_Id_From_Customer_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "default_payment_method_id",
+    )
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Related(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its default_payment_method_id."""
-    return _fixed('queued-for-audit', True, 'default_payment_method_id_note')
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Signal(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail record. Its field mapping is unstable and may drift."""
-    return _fixed('########', True, 'default_payment_method_id')
+def tool_Get_Saved_Method_Id_From_Customer_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "default_payment_method_id_cached_1",
+        True,
+        "default_payment_method_id",
+    )
+
+
+def tool_Get_Saved_Method_Id_From_Customer_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "default_payment_method_id",
+    )
+
+
+def tool_Get_Saved_Method_Id_From_Customer_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "default_payment_method_id",
+    )
+
+
+def tool_Get_Saved_Method_Id_From_Customer_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "default_payment_method_id",
+    )
+
+
+def tool_Get_Saved_Method_Id_From_Customer_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "default_payment_method_id",
+    )
+
+
+def tool_Get_Saved_Method_Id_From_Customer_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its
+    default_payment_method_id.
+    """
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "default_payment_method_id_note",
+    )
+
+
+def tool_Get_Saved_Method_Id_From_Customer_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the saved method id of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "default_payment_method_id",
+    )
 
 
 #: Tool name -> stub. Callers check arguments first; a stub only answers.
 TOOLS = {
-    'Get_Account_Email_From_Account_Id_V2': tool_Get_Account_Email_From_Account_Id_V2,
-    'Get_Account_Email_From_Account_Id_V2_Alt': tool_Get_Account_Email_From_Account_Id_V2_Alt,
-    'Get_Account_Email_From_Account_Id_V2_Cache': tool_Get_Account_Email_From_Account_Id_V2_Cache,
-    'Get_Account_Email_From_Account_Id_V2_Gate': tool_Get_Account_Email_From_Account_Id_V2_Gate,
-    'Get_Account_Email_From_Account_Id_V2_Legacy': tool_Get_Account_Email_From_Account_Id_V2_Legacy,
-    'Get_Account_Email_From_Account_Id_V2_Mirror': tool_Get_Account_Email_From_Account_Id_V2_Mirror,
-    'Get_Account_Email_From_Account_Id_V2_Preview': tool_Get_Account_Email_From_Account_Id_V2_Preview,
-    'Get_Account_Email_From_Account_Id_V2_Related': tool_Get_Account_Email_From_Account_Id_V2_Related,
-    'Get_Account_Email_From_Account_Id_V2_Signal': tool_Get_Account_Email_From_Account_Id_V2_Signal,
-    'Get_Account_Id_From_Account_Email': tool_Get_Account_Id_From_Account_Email,
-    'Get_Account_Id_From_Account_Email_Alt': tool_Get_Account_Id_From_Account_Email_Alt,
-    'Get_Account_Id_From_Account_Email_Cache': tool_Get_Account_Id_From_Account_Email_Cache,
-    'Get_Account_Id_From_Account_Email_Gate': tool_Get_Account_Id_From_Account_Email_Gate,
-    'Get_Account_Id_From_Account_Email_Legacy': tool_Get_Account_Id_From_Account_Email_Legacy,
-    'Get_Account_Id_From_Account_Email_Mirror': tool_Get_Account_Id_From_Account_Email_Mirror,
-    'Get_Account_Id_From_Account_Email_Preview': tool_Get_Account_Id_From_Account_Email_Preview,
-    'Get_Account_Id_From_Account_Email_Related': tool_Get_Account_Id_From_Account_Email_Related,
-    'Get_Account_Id_From_Account_Email_Signal': tool_Get_Account_Id_From_Account_Email_Signal,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Related': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Related,
-    'Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal': tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e,
-    'Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f': tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related,
-    'Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal': tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related,
-    'Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal': tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Related': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Related,
-    'Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal': tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal,
-    'Get_Order_State_From_Placed_Order_Id': tool_Get_Order_State_From_Placed_Order_Id,
-    'Get_Order_State_From_Placed_Order_Id_Alt': tool_Get_Order_State_From_Placed_Order_Id_Alt,
-    'Get_Order_State_From_Placed_Order_Id_Cache': tool_Get_Order_State_From_Placed_Order_Id_Cache,
-    'Get_Order_State_From_Placed_Order_Id_Gate': tool_Get_Order_State_From_Placed_Order_Id_Gate,
-    'Get_Order_State_From_Placed_Order_Id_Legacy': tool_Get_Order_State_From_Placed_Order_Id_Legacy,
-    'Get_Order_State_From_Placed_Order_Id_Mirror': tool_Get_Order_State_From_Placed_Order_Id_Mirror,
-    'Get_Order_State_From_Placed_Order_Id_Preview': tool_Get_Order_State_From_Placed_Order_Id_Preview,
-    'Get_Order_State_From_Placed_Order_Id_Related': tool_Get_Order_State_From_Placed_Order_Id_Related,
-    'Get_Order_State_From_Placed_Order_Id_Signal': tool_Get_Order_State_From_Placed_Order_Id_Signal,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related,
-    'Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal': tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id': tool_Get_Payment_Session_Id_From_Processor_Auth_Id,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Alt': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Alt,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Cache': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Cache,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Gate': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Gate,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Preview': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Preview,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Related': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Related,
-    'Get_Payment_Session_Id_From_Processor_Auth_Id_Signal': tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Signal,
-    'Get_Placed_Order_Id_From_Line_Item_Id': tool_Get_Placed_Order_Id_From_Line_Item_Id,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Alt': tool_Get_Placed_Order_Id_From_Line_Item_Id_Alt,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Cache': tool_Get_Placed_Order_Id_From_Line_Item_Id_Cache,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Gate': tool_Get_Placed_Order_Id_From_Line_Item_Id_Gate,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Legacy': tool_Get_Placed_Order_Id_From_Line_Item_Id_Legacy,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Mirror': tool_Get_Placed_Order_Id_From_Line_Item_Id_Mirror,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Preview': tool_Get_Placed_Order_Id_From_Line_Item_Id_Preview,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Related': tool_Get_Placed_Order_Id_From_Line_Item_Id_Related,
-    'Get_Placed_Order_Id_From_Line_Item_Id_Signal': tool_Get_Placed_Order_Id_From_Line_Item_Id_Signal,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related,
-    'Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal': tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal,
-    'Get_Refund_Total_From_Refund_Record_Id_V3': tool_Get_Refund_Total_From_Refund_Record_Id_V3,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Alt': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Alt,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Cache': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Cache,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Gate': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Gate,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Legacy': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Legacy,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Mirror': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Mirror,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Preview': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Preview,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Related': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Related,
-    'Get_Refund_Total_From_Refund_Record_Id_V3_Signal': tool_Get_Refund_Total_From_Refund_Record_Id_V3_Signal,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related,
-    'Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal': tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related,
-    'Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal': tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal,
-    'Get_Saved_Method_Id_From_Customer_Id': tool_Get_Saved_Method_Id_From_Customer_Id,
-    'Get_Saved_Method_Id_From_Customer_Id_Alt': tool_Get_Saved_Method_Id_From_Customer_Id_Alt,
-    'Get_Saved_Method_Id_From_Customer_Id_Cache': tool_Get_Saved_Method_Id_From_Customer_Id_Cache,
-    'Get_Saved_Method_Id_From_Customer_Id_Gate': tool_Get_Saved_Method_Id_From_Customer_Id_Gate,
-    'Get_Saved_Method_Id_From_Customer_Id_Legacy': tool_Get_Saved_Method_Id_From_Customer_Id_Legacy,
-    'Get_Saved_Method_Id_From_Customer_Id_Mirror': tool_Get_Saved_Method_Id_From_Customer_Id_Mirror,
-    'Get_Saved_Method_Id_From_Customer_Id_Preview': tool_Get_Saved_Method_Id_From_Customer_Id_Preview,
-    'Get_Saved_Method_Id_From_Customer_Id_Related': tool_Get_Saved_Method_Id_From_Customer_Id_Related,
-    'Get_Saved_Method_Id_From_Customer_Id_Signal': tool_Get_Saved_Method_Id_From_Customer_Id_Signal,
+    "Get_Account_Email_From_Account_Id_V2": tool_Get_Account_Email_From_Account_Id_V2,
+    "Get_Account_Email_From_Account_Id_V2_Alt": tool_Get_Account_Email_From_Account_Id_V2_Alt,
+    "Get_Account_Email_From_Account_Id_V2_Cache": tool_Get_Account_Email_From_Account_Id_V2_Cache,
+    "Get_Account_Email_From_Account_Id_V2_Gate": tool_Get_Account_Email_From_Account_Id_V2_Gate,
+    "Get_Account_Email_From_Account_Id_V2_Legacy": tool_Get_Account_Email_From_Account_Id_V2_Legacy,
+    "Get_Account_Email_From_Account_Id_V2_Mirror": tool_Get_Account_Email_From_Account_Id_V2_Mirror,
+    "Get_Account_Email_From_Account_Id_V2_Preview": tool_Get_Account_Email_From_Account_Id_V2_Preview,
+    "Get_Account_Email_From_Account_Id_V2_Related": tool_Get_Account_Email_From_Account_Id_V2_Related,
+    "Get_Account_Email_From_Account_Id_V2_Signal": tool_Get_Account_Email_From_Account_Id_V2_Signal,
+    "Get_Account_Id_From_Account_Email": tool_Get_Account_Id_From_Account_Email,
+    "Get_Account_Id_From_Account_Email_Alt": tool_Get_Account_Id_From_Account_Email_Alt,
+    "Get_Account_Id_From_Account_Email_Cache": tool_Get_Account_Id_From_Account_Email_Cache,
+    "Get_Account_Id_From_Account_Email_Gate": tool_Get_Account_Id_From_Account_Email_Gate,
+    "Get_Account_Id_From_Account_Email_Legacy": tool_Get_Account_Id_From_Account_Email_Legacy,
+    "Get_Account_Id_From_Account_Email_Mirror": tool_Get_Account_Id_From_Account_Email_Mirror,
+    "Get_Account_Id_From_Account_Email_Preview": tool_Get_Account_Id_From_Account_Email_Preview,
+    "Get_Account_Id_From_Account_Email_Related": tool_Get_Account_Id_From_Account_Email_Related,
+    "Get_Account_Id_From_Account_Email_Signal": tool_Get_Account_Id_From_Account_Email_Signal,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Related": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Related,
+    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e,
+    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related,
+    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Related": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Related,
+    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal,
+    "Get_Order_State_From_Placed_Order_Id": tool_Get_Order_State_From_Placed_Order_Id,
+    "Get_Order_State_From_Placed_Order_Id_Alt": tool_Get_Order_State_From_Placed_Order_Id_Alt,
+    "Get_Order_State_From_Placed_Order_Id_Cache": tool_Get_Order_State_From_Placed_Order_Id_Cache,
+    "Get_Order_State_From_Placed_Order_Id_Gate": tool_Get_Order_State_From_Placed_Order_Id_Gate,
+    "Get_Order_State_From_Placed_Order_Id_Legacy": tool_Get_Order_State_From_Placed_Order_Id_Legacy,
+    "Get_Order_State_From_Placed_Order_Id_Mirror": tool_Get_Order_State_From_Placed_Order_Id_Mirror,
+    "Get_Order_State_From_Placed_Order_Id_Preview": tool_Get_Order_State_From_Placed_Order_Id_Preview,
+    "Get_Order_State_From_Placed_Order_Id_Related": tool_Get_Order_State_From_Placed_Order_Id_Related,
+    "Get_Order_State_From_Placed_Order_Id_Signal": tool_Get_Order_State_From_Placed_Order_Id_Signal,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id": tool_Get_Payment_Session_Id_From_Processor_Auth_Id,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Alt": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Alt,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Cache": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Cache,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Gate": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Gate,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Preview": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Preview,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Related": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Related,
+    "Get_Payment_Session_Id_From_Processor_Auth_Id_Signal": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Signal,
+    "Get_Placed_Order_Id_From_Line_Item_Id": tool_Get_Placed_Order_Id_From_Line_Item_Id,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Alt": tool_Get_Placed_Order_Id_From_Line_Item_Id_Alt,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Cache": tool_Get_Placed_Order_Id_From_Line_Item_Id_Cache,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Gate": tool_Get_Placed_Order_Id_From_Line_Item_Id_Gate,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Legacy": tool_Get_Placed_Order_Id_From_Line_Item_Id_Legacy,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Mirror": tool_Get_Placed_Order_Id_From_Line_Item_Id_Mirror,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Preview": tool_Get_Placed_Order_Id_From_Line_Item_Id_Preview,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Related": tool_Get_Placed_Order_Id_From_Line_Item_Id_Related,
+    "Get_Placed_Order_Id_From_Line_Item_Id_Signal": tool_Get_Placed_Order_Id_From_Line_Item_Id_Signal,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related,
+    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal,
+    "Get_Refund_Total_From_Refund_Record_Id_V3": tool_Get_Refund_Total_From_Refund_Record_Id_V3,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Alt": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Alt,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Cache": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Cache,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Gate": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Gate,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Legacy": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Legacy,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Mirror": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Mirror,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Preview": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Preview,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Related": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Related,
+    "Get_Refund_Total_From_Refund_Record_Id_V3_Signal": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Signal,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related,
+    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related,
+    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal,
+    "Get_Saved_Method_Id_From_Customer_Id": tool_Get_Saved_Method_Id_From_Customer_Id,
+    "Get_Saved_Method_Id_From_Customer_Id_Alt": tool_Get_Saved_Method_Id_From_Customer_Id_Alt,
+    "Get_Saved_Method_Id_From_Customer_Id_Cache": tool_Get_Saved_Method_Id_From_Customer_Id_Cache,
+    "Get_Saved_Method_Id_From_Customer_Id_Gate": tool_Get_Saved_Method_Id_From_Customer_Id_Gate,
+    "Get_Saved_Method_Id_From_Customer_Id_Legacy": tool_Get_Saved_Method_Id_From_Customer_Id_Legacy,
+    "Get_Saved_Method_Id_From_Customer_Id_Mirror": tool_Get_Saved_Method_Id_From_Customer_Id_Mirror,
+    "Get_Saved_Method_Id_From_Customer_Id_Preview": tool_Get_Saved_Method_Id_From_Customer_Id_Preview,
+    "Get_Saved_Method_Id_From_Customer_Id_Related": tool_Get_Saved_Method_Id_From_Customer_Id_Related,
+    "Get_Saved_Method_Id_From_Customer_Id_Signal": tool_Get_Saved_Method_Id_From_Customer_Id_Signal,
 }

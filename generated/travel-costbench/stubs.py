@@ -38,12 +38,15 @@ class Backend:
             rows = set(found) if rows is None else rows & found
             if not rows:
                 break
-        values = sorted({self.records[i][output] for i in rows or () if output in self.records[i]})
+        matched = (self.records[i] for i in rows or ())
+        values = sorted({r[output] for r in matched if output in r})
         if not values:
             given = ", ".join(f"{k}={v!r}" for k, v in sorted(inputs.items()))
-            return {"ok": False, "error": f"{tool}: no result exists for the provided input(s): {given}"}
+            error = f"{tool}: no result exists for the provided input(s): {given}"
+            return {"ok": False, "error": error}
         if len(values) > 1:
-            return {"ok": False, "error": f"{tool}: the inputs match {len(values)} different {output} values"}
+            error = f"{tool}: the inputs match {len(values)} different {output} values"
+            return {"ok": False, "error": error}
         return {"ok": True, "output": output, "value": values[0]}
 
 
@@ -53,763 +56,1382 @@ def _fixed(value: str, success: bool, output: str) -> dict[str, Any]:
     return {"ok": False, "error": value, "trusted": False}
 
 
-def tool_Accommodation_Refinement_Step1(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+def tool_Accommodation_Refinement_Step1(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the accommodation candidates that pass a check on availability."""
     return backend.lookup(
-        'Accommodation_Refinement_Step1',
-        {'AccommodationCandidates0': args.get('AccommodationCandidates0')},
-        'AccommodationCandidates1',
+        "Accommodation_Refinement_Step1",
+        {
+            "AccommodationCandidates0": args.get("AccommodationCandidates0"),
+        },
+        "AccommodationCandidates1",
     )
 
-def tool_Accommodation_Refinement_Step2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Refinement_Step2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the accommodation candidates that pass a check on transport access."""
     return backend.lookup(
-        'Accommodation_Refinement_Step2',
-        {'AccommodationCandidates1': args.get('AccommodationCandidates1')},
-        'AccommodationCandidates2',
+        "Accommodation_Refinement_Step2",
+        {
+            "AccommodationCandidates1": args.get("AccommodationCandidates1"),
+        },
+        "AccommodationCandidates2",
     )
 
-def tool_Accommodation_Steps_1_to_2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_1_to_2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 2 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_1_to_2',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'accommodation_category': args.get('accommodation_category'), 'accommodation_tier': args.get('accommodation_tier'), 'accommodation_style': args.get('accommodation_style'), 'accommodation_feature_package': args.get('accommodation_feature_package')},
-        'AccommodationCandidates0',
+        "Accommodation_Steps_1_to_2",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "accommodation_category": args.get("accommodation_category"),
+            "accommodation_tier": args.get("accommodation_tier"),
+            "accommodation_style": args.get("accommodation_style"),
+            "accommodation_feature_package": args.get("accommodation_feature_package"),
+        },
+        "AccommodationCandidates0",
     )
 
-def tool_Accommodation_Steps_1_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_1_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 3 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_1_to_3',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'accommodation_category': args.get('accommodation_category'), 'accommodation_tier': args.get('accommodation_tier'), 'accommodation_style': args.get('accommodation_style'), 'accommodation_feature_package': args.get('accommodation_feature_package')},
-        'AccommodationCandidates1',
+        "Accommodation_Steps_1_to_3",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "accommodation_category": args.get("accommodation_category"),
+            "accommodation_tier": args.get("accommodation_tier"),
+            "accommodation_style": args.get("accommodation_style"),
+            "accommodation_feature_package": args.get("accommodation_feature_package"),
+        },
+        "AccommodationCandidates1",
     )
 
-def tool_Accommodation_Steps_1_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_1_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 4 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_1_to_4',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'accommodation_category': args.get('accommodation_category'), 'accommodation_tier': args.get('accommodation_tier'), 'accommodation_style': args.get('accommodation_style'), 'accommodation_feature_package': args.get('accommodation_feature_package')},
-        'AccommodationCandidates2',
+        "Accommodation_Steps_1_to_4",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "accommodation_category": args.get("accommodation_category"),
+            "accommodation_tier": args.get("accommodation_tier"),
+            "accommodation_style": args.get("accommodation_style"),
+            "accommodation_feature_package": args.get("accommodation_feature_package"),
+        },
+        "AccommodationCandidates2",
     )
 
-def tool_Accommodation_Steps_2_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_2_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 3 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_2_to_3',
-        {'AccommodationPreference': args.get('AccommodationPreference')},
-        'AccommodationCandidates1',
+        "Accommodation_Steps_2_to_3",
+        {
+            "AccommodationPreference": args.get("AccommodationPreference"),
+        },
+        "AccommodationCandidates1",
     )
 
-def tool_Accommodation_Steps_2_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_2_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 4 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_2_to_4',
-        {'AccommodationPreference': args.get('AccommodationPreference')},
-        'AccommodationCandidates2',
+        "Accommodation_Steps_2_to_4",
+        {
+            "AccommodationPreference": args.get("AccommodationPreference"),
+        },
+        "AccommodationCandidates2",
     )
 
-def tool_Accommodation_Steps_2_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_2_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 5 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_2_to_5',
-        {'AccommodationPreference': args.get('AccommodationPreference')},
-        'TravelAccommodation',
+        "Accommodation_Steps_2_to_5",
+        {
+            "AccommodationPreference": args.get("AccommodationPreference"),
+        },
+        "TravelAccommodation",
     )
 
-def tool_Accommodation_Steps_3_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_3_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 4 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_3_to_4',
-        {'AccommodationCandidates0': args.get('AccommodationCandidates0')},
-        'AccommodationCandidates2',
+        "Accommodation_Steps_3_to_4",
+        {
+            "AccommodationCandidates0": args.get("AccommodationCandidates0"),
+        },
+        "AccommodationCandidates2",
     )
 
-def tool_Accommodation_Steps_3_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_3_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 5 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_3_to_5',
-        {'AccommodationCandidates0': args.get('AccommodationCandidates0')},
-        'TravelAccommodation',
+        "Accommodation_Steps_3_to_5",
+        {
+            "AccommodationCandidates0": args.get("AccommodationCandidates0"),
+        },
+        "TravelAccommodation",
     )
 
-def tool_Accommodation_Steps_4_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Accommodation_Steps_4_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 4 to 5 of the accommodation plan in a single call."""
     return backend.lookup(
-        'Accommodation_Steps_4_to_5',
-        {'AccommodationCandidates1': args.get('AccommodationCandidates1')},
-        'TravelAccommodation',
+        "Accommodation_Steps_4_to_5",
+        {
+            "AccommodationCandidates1": args.get("AccommodationCandidates1"),
+        },
+        "TravelAccommodation",
     )
 
-def tool_Attraction_Refinement_Step1(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Refinement_Step1(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the attraction candidates that pass a check on availability."""
     return backend.lookup(
-        'Attraction_Refinement_Step1',
-        {'AttractionCandidates0': args.get('AttractionCandidates0')},
-        'AttractionCandidates1',
+        "Attraction_Refinement_Step1",
+        {
+            "AttractionCandidates0": args.get("AttractionCandidates0"),
+        },
+        "AttractionCandidates1",
     )
 
-def tool_Attraction_Refinement_Step2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Refinement_Step2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the attraction candidates that pass a check on transport access."""
     return backend.lookup(
-        'Attraction_Refinement_Step2',
-        {'AttractionCandidates1': args.get('AttractionCandidates1')},
-        'AttractionCandidates2',
+        "Attraction_Refinement_Step2",
+        {
+            "AttractionCandidates1": args.get("AttractionCandidates1"),
+        },
+        "AttractionCandidates2",
     )
 
-def tool_Attraction_Steps_1_to_2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_1_to_2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 2 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_1_to_2',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'attraction_category': args.get('attraction_category'), 'attraction_tier': args.get('attraction_tier'), 'attraction_style': args.get('attraction_style'), 'attraction_feature_package': args.get('attraction_feature_package')},
-        'AttractionCandidates0',
+        "Attraction_Steps_1_to_2",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "attraction_category": args.get("attraction_category"),
+            "attraction_tier": args.get("attraction_tier"),
+            "attraction_style": args.get("attraction_style"),
+            "attraction_feature_package": args.get("attraction_feature_package"),
+        },
+        "AttractionCandidates0",
     )
 
-def tool_Attraction_Steps_1_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_1_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 3 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_1_to_3',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'attraction_category': args.get('attraction_category'), 'attraction_tier': args.get('attraction_tier'), 'attraction_style': args.get('attraction_style'), 'attraction_feature_package': args.get('attraction_feature_package')},
-        'AttractionCandidates1',
+        "Attraction_Steps_1_to_3",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "attraction_category": args.get("attraction_category"),
+            "attraction_tier": args.get("attraction_tier"),
+            "attraction_style": args.get("attraction_style"),
+            "attraction_feature_package": args.get("attraction_feature_package"),
+        },
+        "AttractionCandidates1",
     )
 
-def tool_Attraction_Steps_1_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_1_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 4 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_1_to_4',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'attraction_category': args.get('attraction_category'), 'attraction_tier': args.get('attraction_tier'), 'attraction_style': args.get('attraction_style'), 'attraction_feature_package': args.get('attraction_feature_package')},
-        'AttractionCandidates2',
+        "Attraction_Steps_1_to_4",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "attraction_category": args.get("attraction_category"),
+            "attraction_tier": args.get("attraction_tier"),
+            "attraction_style": args.get("attraction_style"),
+            "attraction_feature_package": args.get("attraction_feature_package"),
+        },
+        "AttractionCandidates2",
     )
 
-def tool_Attraction_Steps_2_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_2_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 3 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_2_to_3',
-        {'AttractionPreference': args.get('AttractionPreference')},
-        'AttractionCandidates1',
+        "Attraction_Steps_2_to_3",
+        {
+            "AttractionPreference": args.get("AttractionPreference"),
+        },
+        "AttractionCandidates1",
     )
 
-def tool_Attraction_Steps_2_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_2_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 4 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_2_to_4',
-        {'AttractionPreference': args.get('AttractionPreference')},
-        'AttractionCandidates2',
+        "Attraction_Steps_2_to_4",
+        {
+            "AttractionPreference": args.get("AttractionPreference"),
+        },
+        "AttractionCandidates2",
     )
 
-def tool_Attraction_Steps_2_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_2_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 5 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_2_to_5',
-        {'AttractionPreference': args.get('AttractionPreference')},
-        'TravelAttraction',
+        "Attraction_Steps_2_to_5",
+        {
+            "AttractionPreference": args.get("AttractionPreference"),
+        },
+        "TravelAttraction",
     )
 
-def tool_Attraction_Steps_3_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_3_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 4 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_3_to_4',
-        {'AttractionCandidates0': args.get('AttractionCandidates0')},
-        'AttractionCandidates2',
+        "Attraction_Steps_3_to_4",
+        {
+            "AttractionCandidates0": args.get("AttractionCandidates0"),
+        },
+        "AttractionCandidates2",
     )
 
-def tool_Attraction_Steps_3_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_3_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 5 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_3_to_5',
-        {'AttractionCandidates0': args.get('AttractionCandidates0')},
-        'TravelAttraction',
+        "Attraction_Steps_3_to_5",
+        {
+            "AttractionCandidates0": args.get("AttractionCandidates0"),
+        },
+        "TravelAttraction",
     )
 
-def tool_Attraction_Steps_4_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Attraction_Steps_4_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 4 to 5 of the attraction plan in a single call."""
     return backend.lookup(
-        'Attraction_Steps_4_to_5',
-        {'AttractionCandidates1': args.get('AttractionCandidates1')},
-        'TravelAttraction',
+        "Attraction_Steps_4_to_5",
+        {
+            "AttractionCandidates1": args.get("AttractionCandidates1"),
+        },
+        "TravelAttraction",
     )
 
-def tool_Decide_Accommodation_Preference(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Decide_Accommodation_Preference(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Turns the stated accommodation preferences into one preference record."""
     return backend.lookup(
-        'Decide_Accommodation_Preference',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'accommodation_category': args.get('accommodation_category'), 'accommodation_tier': args.get('accommodation_tier'), 'accommodation_style': args.get('accommodation_style'), 'accommodation_feature_package': args.get('accommodation_feature_package')},
-        'AccommodationPreference',
+        "Decide_Accommodation_Preference",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "accommodation_category": args.get("accommodation_category"),
+            "accommodation_tier": args.get("accommodation_tier"),
+            "accommodation_style": args.get("accommodation_style"),
+            "accommodation_feature_package": args.get("accommodation_feature_package"),
+        },
+        "AccommodationPreference",
     )
 
-def tool_Decide_Attraction_Preference(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Decide_Attraction_Preference(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Turns the stated attraction preferences into one preference record."""
     return backend.lookup(
-        'Decide_Attraction_Preference',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'attraction_category': args.get('attraction_category'), 'attraction_tier': args.get('attraction_tier'), 'attraction_style': args.get('attraction_style'), 'attraction_feature_package': args.get('attraction_feature_package')},
-        'AttractionPreference',
+        "Decide_Attraction_Preference",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "attraction_category": args.get("attraction_category"),
+            "attraction_tier": args.get("attraction_tier"),
+            "attraction_style": args.get("attraction_style"),
+            "attraction_feature_package": args.get("attraction_feature_package"),
+        },
+        "AttractionPreference",
     )
 
-def tool_Decide_Dining_Preference(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Decide_Dining_Preference(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Turns the stated dining preferences into one preference record."""
     return backend.lookup(
-        'Decide_Dining_Preference',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'dining_category': args.get('dining_category'), 'dining_tier': args.get('dining_tier'), 'dining_style': args.get('dining_style'), 'dining_feature_package': args.get('dining_feature_package')},
-        'DiningPreference',
+        "Decide_Dining_Preference",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "dining_category": args.get("dining_category"),
+            "dining_tier": args.get("dining_tier"),
+            "dining_style": args.get("dining_style"),
+            "dining_feature_package": args.get("dining_feature_package"),
+        },
+        "DiningPreference",
     )
 
-def tool_Decide_Location_Preference(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Decide_Location_Preference(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Turns the stated location preferences into one preference record."""
     return backend.lookup(
-        'Decide_Location_Preference',
-        {'TimeInfo': args.get('TimeInfo'), 'location_category': args.get('location_category'), 'location_tier': args.get('location_tier'), 'location_style': args.get('location_style'), 'location_feature_package': args.get('location_feature_package')},
-        'LocationPreference',
+        "Decide_Location_Preference",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "location_category": args.get("location_category"),
+            "location_tier": args.get("location_tier"),
+            "location_style": args.get("location_style"),
+            "location_feature_package": args.get("location_feature_package"),
+        },
+        "LocationPreference",
     )
 
-def tool_Decide_Shopping_Preference(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Decide_Shopping_Preference(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Turns the stated shopping preferences into one preference record."""
     return backend.lookup(
-        'Decide_Shopping_Preference',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'shopping_category': args.get('shopping_category'), 'shopping_tier': args.get('shopping_tier'), 'shopping_style': args.get('shopping_style'), 'shopping_feature_package': args.get('shopping_feature_package')},
-        'ShoppingPreference',
+        "Decide_Shopping_Preference",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "shopping_category": args.get("shopping_category"),
+            "shopping_tier": args.get("shopping_tier"),
+            "shopping_style": args.get("shopping_style"),
+            "shopping_feature_package": args.get("shopping_feature_package"),
+        },
+        "ShoppingPreference",
     )
 
-def tool_Decide_Transportation_Preference(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Decide_Transportation_Preference(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Turns the stated transportation preferences into one preference record."""
     return backend.lookup(
-        'Decide_Transportation_Preference',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'transportation_category': args.get('transportation_category'), 'transportation_tier': args.get('transportation_tier'), 'transportation_style': args.get('transportation_style'), 'transportation_feature_package': args.get('transportation_feature_package')},
-        'TransportationPreference',
+        "Decide_Transportation_Preference",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "transportation_category": args.get("transportation_category"),
+            "transportation_tier": args.get("transportation_tier"),
+            "transportation_style": args.get("transportation_style"),
+            "transportation_feature_package": args.get("transportation_feature_package"),
+        },
+        "TransportationPreference",
     )
 
-def tool_Dining_Refinement_Step1(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Refinement_Step1(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the dining candidates that pass a check on availability."""
     return backend.lookup(
-        'Dining_Refinement_Step1',
-        {'DiningCandidates0': args.get('DiningCandidates0')},
-        'DiningCandidates1',
+        "Dining_Refinement_Step1",
+        {
+            "DiningCandidates0": args.get("DiningCandidates0"),
+        },
+        "DiningCandidates1",
     )
 
-def tool_Dining_Refinement_Step2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Refinement_Step2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the dining candidates that pass a check on transport access."""
     return backend.lookup(
-        'Dining_Refinement_Step2',
-        {'DiningCandidates1': args.get('DiningCandidates1')},
-        'DiningCandidates2',
+        "Dining_Refinement_Step2",
+        {
+            "DiningCandidates1": args.get("DiningCandidates1"),
+        },
+        "DiningCandidates2",
     )
 
-def tool_Dining_Steps_1_to_2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_1_to_2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 2 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_1_to_2',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'dining_category': args.get('dining_category'), 'dining_tier': args.get('dining_tier'), 'dining_style': args.get('dining_style'), 'dining_feature_package': args.get('dining_feature_package')},
-        'DiningCandidates0',
+        "Dining_Steps_1_to_2",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "dining_category": args.get("dining_category"),
+            "dining_tier": args.get("dining_tier"),
+            "dining_style": args.get("dining_style"),
+            "dining_feature_package": args.get("dining_feature_package"),
+        },
+        "DiningCandidates0",
     )
 
-def tool_Dining_Steps_1_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_1_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 3 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_1_to_3',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'dining_category': args.get('dining_category'), 'dining_tier': args.get('dining_tier'), 'dining_style': args.get('dining_style'), 'dining_feature_package': args.get('dining_feature_package')},
-        'DiningCandidates1',
+        "Dining_Steps_1_to_3",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "dining_category": args.get("dining_category"),
+            "dining_tier": args.get("dining_tier"),
+            "dining_style": args.get("dining_style"),
+            "dining_feature_package": args.get("dining_feature_package"),
+        },
+        "DiningCandidates1",
     )
 
-def tool_Dining_Steps_1_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_1_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 4 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_1_to_4',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'dining_category': args.get('dining_category'), 'dining_tier': args.get('dining_tier'), 'dining_style': args.get('dining_style'), 'dining_feature_package': args.get('dining_feature_package')},
-        'DiningCandidates2',
+        "Dining_Steps_1_to_4",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "dining_category": args.get("dining_category"),
+            "dining_tier": args.get("dining_tier"),
+            "dining_style": args.get("dining_style"),
+            "dining_feature_package": args.get("dining_feature_package"),
+        },
+        "DiningCandidates2",
     )
 
-def tool_Dining_Steps_2_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_2_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 3 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_2_to_3',
-        {'DiningPreference': args.get('DiningPreference')},
-        'DiningCandidates1',
+        "Dining_Steps_2_to_3",
+        {
+            "DiningPreference": args.get("DiningPreference"),
+        },
+        "DiningCandidates1",
     )
 
-def tool_Dining_Steps_2_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_2_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 4 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_2_to_4',
-        {'DiningPreference': args.get('DiningPreference')},
-        'DiningCandidates2',
+        "Dining_Steps_2_to_4",
+        {
+            "DiningPreference": args.get("DiningPreference"),
+        },
+        "DiningCandidates2",
     )
 
-def tool_Dining_Steps_2_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_2_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 5 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_2_to_5',
-        {'DiningPreference': args.get('DiningPreference')},
-        'TravelDining',
+        "Dining_Steps_2_to_5",
+        {
+            "DiningPreference": args.get("DiningPreference"),
+        },
+        "TravelDining",
     )
 
-def tool_Dining_Steps_3_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_3_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 4 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_3_to_4',
-        {'DiningCandidates0': args.get('DiningCandidates0')},
-        'DiningCandidates2',
+        "Dining_Steps_3_to_4",
+        {
+            "DiningCandidates0": args.get("DiningCandidates0"),
+        },
+        "DiningCandidates2",
     )
 
-def tool_Dining_Steps_3_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_3_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 5 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_3_to_5',
-        {'DiningCandidates0': args.get('DiningCandidates0')},
-        'TravelDining',
+        "Dining_Steps_3_to_5",
+        {
+            "DiningCandidates0": args.get("DiningCandidates0"),
+        },
+        "TravelDining",
     )
 
-def tool_Dining_Steps_4_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Dining_Steps_4_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 4 to 5 of the dining plan in a single call."""
     return backend.lookup(
-        'Dining_Steps_4_to_5',
-        {'DiningCandidates1': args.get('DiningCandidates1')},
-        'TravelDining',
+        "Dining_Steps_4_to_5",
+        {
+            "DiningCandidates1": args.get("DiningCandidates1"),
+        },
+        "TravelDining",
     )
 
-def tool_Location_Refinement_Step1(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Refinement_Step1(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the location candidates that pass a check on availability."""
     return backend.lookup(
-        'Location_Refinement_Step1',
-        {'LocationCandidates0': args.get('LocationCandidates0')},
-        'LocationCandidates1',
+        "Location_Refinement_Step1",
+        {
+            "LocationCandidates0": args.get("LocationCandidates0"),
+        },
+        "LocationCandidates1",
     )
 
-def tool_Location_Refinement_Step2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Refinement_Step2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the location candidates that pass a check on transport access."""
     return backend.lookup(
-        'Location_Refinement_Step2',
-        {'LocationCandidates1': args.get('LocationCandidates1')},
-        'LocationCandidates2',
+        "Location_Refinement_Step2",
+        {
+            "LocationCandidates1": args.get("LocationCandidates1"),
+        },
+        "LocationCandidates2",
     )
 
-def tool_Location_Steps_1_to_2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_1_to_2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 2 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_1_to_2',
-        {'TimeInfo': args.get('TimeInfo'), 'location_category': args.get('location_category'), 'location_tier': args.get('location_tier'), 'location_style': args.get('location_style'), 'location_feature_package': args.get('location_feature_package')},
-        'LocationCandidates0',
+        "Location_Steps_1_to_2",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "location_category": args.get("location_category"),
+            "location_tier": args.get("location_tier"),
+            "location_style": args.get("location_style"),
+            "location_feature_package": args.get("location_feature_package"),
+        },
+        "LocationCandidates0",
     )
 
-def tool_Location_Steps_1_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_1_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 3 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_1_to_3',
-        {'TimeInfo': args.get('TimeInfo'), 'location_category': args.get('location_category'), 'location_tier': args.get('location_tier'), 'location_style': args.get('location_style'), 'location_feature_package': args.get('location_feature_package')},
-        'LocationCandidates1',
+        "Location_Steps_1_to_3",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "location_category": args.get("location_category"),
+            "location_tier": args.get("location_tier"),
+            "location_style": args.get("location_style"),
+            "location_feature_package": args.get("location_feature_package"),
+        },
+        "LocationCandidates1",
     )
 
-def tool_Location_Steps_1_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_1_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 4 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_1_to_4',
-        {'TimeInfo': args.get('TimeInfo'), 'location_category': args.get('location_category'), 'location_tier': args.get('location_tier'), 'location_style': args.get('location_style'), 'location_feature_package': args.get('location_feature_package')},
-        'LocationCandidates2',
+        "Location_Steps_1_to_4",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "location_category": args.get("location_category"),
+            "location_tier": args.get("location_tier"),
+            "location_style": args.get("location_style"),
+            "location_feature_package": args.get("location_feature_package"),
+        },
+        "LocationCandidates2",
     )
 
-def tool_Location_Steps_2_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_2_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 3 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_2_to_3',
-        {'LocationPreference': args.get('LocationPreference')},
-        'LocationCandidates1',
+        "Location_Steps_2_to_3",
+        {
+            "LocationPreference": args.get("LocationPreference"),
+        },
+        "LocationCandidates1",
     )
 
-def tool_Location_Steps_2_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_2_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 4 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_2_to_4',
-        {'LocationPreference': args.get('LocationPreference')},
-        'LocationCandidates2',
+        "Location_Steps_2_to_4",
+        {
+            "LocationPreference": args.get("LocationPreference"),
+        },
+        "LocationCandidates2",
     )
 
-def tool_Location_Steps_2_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_2_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 5 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_2_to_5',
-        {'LocationPreference': args.get('LocationPreference')},
-        'TravelLocation',
+        "Location_Steps_2_to_5",
+        {
+            "LocationPreference": args.get("LocationPreference"),
+        },
+        "TravelLocation",
     )
 
-def tool_Location_Steps_3_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_3_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 4 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_3_to_4',
-        {'LocationCandidates0': args.get('LocationCandidates0')},
-        'LocationCandidates2',
+        "Location_Steps_3_to_4",
+        {
+            "LocationCandidates0": args.get("LocationCandidates0"),
+        },
+        "LocationCandidates2",
     )
 
-def tool_Location_Steps_3_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_3_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 5 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_3_to_5',
-        {'LocationCandidates0': args.get('LocationCandidates0')},
-        'TravelLocation',
+        "Location_Steps_3_to_5",
+        {
+            "LocationCandidates0": args.get("LocationCandidates0"),
+        },
+        "TravelLocation",
     )
 
-def tool_Location_Steps_4_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Location_Steps_4_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 4 to 5 of the location plan in a single call."""
     return backend.lookup(
-        'Location_Steps_4_to_5',
-        {'LocationCandidates1': args.get('LocationCandidates1')},
-        'TravelLocation',
+        "Location_Steps_4_to_5",
+        {
+            "LocationCandidates1": args.get("LocationCandidates1"),
+        },
+        "TravelLocation",
     )
 
-def tool_Search_Accommodation_Candidates(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Search_Accommodation_Candidates(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Finds accommodation options that match the preference record."""
     return backend.lookup(
-        'Search_Accommodation_Candidates',
-        {'AccommodationPreference': args.get('AccommodationPreference')},
-        'AccommodationCandidates0',
+        "Search_Accommodation_Candidates",
+        {
+            "AccommodationPreference": args.get("AccommodationPreference"),
+        },
+        "AccommodationCandidates0",
     )
 
-def tool_Search_Attraction_Candidates(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Search_Attraction_Candidates(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Finds attraction options that match the preference record."""
     return backend.lookup(
-        'Search_Attraction_Candidates',
-        {'AttractionPreference': args.get('AttractionPreference')},
-        'AttractionCandidates0',
+        "Search_Attraction_Candidates",
+        {
+            "AttractionPreference": args.get("AttractionPreference"),
+        },
+        "AttractionCandidates0",
     )
 
-def tool_Search_Dining_Candidates(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Search_Dining_Candidates(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Finds dining options that match the preference record."""
     return backend.lookup(
-        'Search_Dining_Candidates',
-        {'DiningPreference': args.get('DiningPreference')},
-        'DiningCandidates0',
+        "Search_Dining_Candidates",
+        {
+            "DiningPreference": args.get("DiningPreference"),
+        },
+        "DiningCandidates0",
     )
 
-def tool_Search_Location_Candidates(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Search_Location_Candidates(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Finds location options that match the preference record."""
     return backend.lookup(
-        'Search_Location_Candidates',
-        {'LocationPreference': args.get('LocationPreference')},
-        'LocationCandidates0',
+        "Search_Location_Candidates",
+        {
+            "LocationPreference": args.get("LocationPreference"),
+        },
+        "LocationCandidates0",
     )
 
-def tool_Search_Shopping_Candidates(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Search_Shopping_Candidates(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Finds shopping options that match the preference record."""
     return backend.lookup(
-        'Search_Shopping_Candidates',
-        {'ShoppingPreference': args.get('ShoppingPreference')},
-        'ShoppingCandidates0',
+        "Search_Shopping_Candidates",
+        {
+            "ShoppingPreference": args.get("ShoppingPreference"),
+        },
+        "ShoppingCandidates0",
     )
 
-def tool_Search_Transportation_Candidates(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Search_Transportation_Candidates(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Finds transportation options that match the preference record."""
     return backend.lookup(
-        'Search_Transportation_Candidates',
-        {'TransportationPreference': args.get('TransportationPreference')},
-        'TransportationCandidates0',
+        "Search_Transportation_Candidates",
+        {
+            "TransportationPreference": args.get("TransportationPreference"),
+        },
+        "TransportationCandidates0",
     )
 
-def tool_Select_Final_Accommodation(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Select_Final_Accommodation(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Picks the single best accommodation among the remaining candidates."""
     return backend.lookup(
-        'Select_Final_Accommodation',
-        {'AccommodationCandidates2': args.get('AccommodationCandidates2')},
-        'TravelAccommodation',
+        "Select_Final_Accommodation",
+        {
+            "AccommodationCandidates2": args.get("AccommodationCandidates2"),
+        },
+        "TravelAccommodation",
     )
 
-def tool_Select_Final_Attraction(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Select_Final_Attraction(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Picks the single best attraction among the remaining candidates."""
     return backend.lookup(
-        'Select_Final_Attraction',
-        {'AttractionCandidates2': args.get('AttractionCandidates2')},
-        'TravelAttraction',
+        "Select_Final_Attraction",
+        {
+            "AttractionCandidates2": args.get("AttractionCandidates2"),
+        },
+        "TravelAttraction",
     )
 
-def tool_Select_Final_Dining(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Select_Final_Dining(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Picks the single best dining among the remaining candidates."""
     return backend.lookup(
-        'Select_Final_Dining',
-        {'DiningCandidates2': args.get('DiningCandidates2')},
-        'TravelDining',
+        "Select_Final_Dining",
+        {
+            "DiningCandidates2": args.get("DiningCandidates2"),
+        },
+        "TravelDining",
     )
 
-def tool_Select_Final_Location(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Select_Final_Location(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Picks the single best location among the remaining candidates."""
     return backend.lookup(
-        'Select_Final_Location',
-        {'LocationCandidates2': args.get('LocationCandidates2')},
-        'TravelLocation',
+        "Select_Final_Location",
+        {
+            "LocationCandidates2": args.get("LocationCandidates2"),
+        },
+        "TravelLocation",
     )
 
-def tool_Select_Final_Shopping(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Select_Final_Shopping(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Picks the single best shopping among the remaining candidates."""
     return backend.lookup(
-        'Select_Final_Shopping',
-        {'ShoppingCandidates2': args.get('ShoppingCandidates2')},
-        'TravelShopping',
+        "Select_Final_Shopping",
+        {
+            "ShoppingCandidates2": args.get("ShoppingCandidates2"),
+        },
+        "TravelShopping",
     )
 
-def tool_Select_Final_Transportation(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Select_Final_Transportation(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Picks the single best transportation among the remaining candidates."""
     return backend.lookup(
-        'Select_Final_Transportation',
-        {'TransportationCandidates2': args.get('TransportationCandidates2')},
-        'TravelTransportation',
+        "Select_Final_Transportation",
+        {
+            "TransportationCandidates2": args.get("TransportationCandidates2"),
+        },
+        "TravelTransportation",
     )
 
-def tool_Shopping_Refinement_Step1(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Refinement_Step1(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the shopping candidates that pass a check on availability."""
     return backend.lookup(
-        'Shopping_Refinement_Step1',
-        {'ShoppingCandidates0': args.get('ShoppingCandidates0')},
-        'ShoppingCandidates1',
+        "Shopping_Refinement_Step1",
+        {
+            "ShoppingCandidates0": args.get("ShoppingCandidates0"),
+        },
+        "ShoppingCandidates1",
     )
 
-def tool_Shopping_Refinement_Step2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Refinement_Step2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the shopping candidates that pass a check on transport access."""
     return backend.lookup(
-        'Shopping_Refinement_Step2',
-        {'ShoppingCandidates1': args.get('ShoppingCandidates1')},
-        'ShoppingCandidates2',
+        "Shopping_Refinement_Step2",
+        {
+            "ShoppingCandidates1": args.get("ShoppingCandidates1"),
+        },
+        "ShoppingCandidates2",
     )
 
-def tool_Shopping_Steps_1_to_2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_1_to_2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 2 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_1_to_2',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'shopping_category': args.get('shopping_category'), 'shopping_tier': args.get('shopping_tier'), 'shopping_style': args.get('shopping_style'), 'shopping_feature_package': args.get('shopping_feature_package')},
-        'ShoppingCandidates0',
+        "Shopping_Steps_1_to_2",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "shopping_category": args.get("shopping_category"),
+            "shopping_tier": args.get("shopping_tier"),
+            "shopping_style": args.get("shopping_style"),
+            "shopping_feature_package": args.get("shopping_feature_package"),
+        },
+        "ShoppingCandidates0",
     )
 
-def tool_Shopping_Steps_1_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_1_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 3 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_1_to_3',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'shopping_category': args.get('shopping_category'), 'shopping_tier': args.get('shopping_tier'), 'shopping_style': args.get('shopping_style'), 'shopping_feature_package': args.get('shopping_feature_package')},
-        'ShoppingCandidates1',
+        "Shopping_Steps_1_to_3",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "shopping_category": args.get("shopping_category"),
+            "shopping_tier": args.get("shopping_tier"),
+            "shopping_style": args.get("shopping_style"),
+            "shopping_feature_package": args.get("shopping_feature_package"),
+        },
+        "ShoppingCandidates1",
     )
 
-def tool_Shopping_Steps_1_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_1_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 4 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_1_to_4',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'shopping_category': args.get('shopping_category'), 'shopping_tier': args.get('shopping_tier'), 'shopping_style': args.get('shopping_style'), 'shopping_feature_package': args.get('shopping_feature_package')},
-        'ShoppingCandidates2',
+        "Shopping_Steps_1_to_4",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "shopping_category": args.get("shopping_category"),
+            "shopping_tier": args.get("shopping_tier"),
+            "shopping_style": args.get("shopping_style"),
+            "shopping_feature_package": args.get("shopping_feature_package"),
+        },
+        "ShoppingCandidates2",
     )
 
-def tool_Shopping_Steps_2_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_2_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 3 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_2_to_3',
-        {'ShoppingPreference': args.get('ShoppingPreference')},
-        'ShoppingCandidates1',
+        "Shopping_Steps_2_to_3",
+        {
+            "ShoppingPreference": args.get("ShoppingPreference"),
+        },
+        "ShoppingCandidates1",
     )
 
-def tool_Shopping_Steps_2_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_2_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 4 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_2_to_4',
-        {'ShoppingPreference': args.get('ShoppingPreference')},
-        'ShoppingCandidates2',
+        "Shopping_Steps_2_to_4",
+        {
+            "ShoppingPreference": args.get("ShoppingPreference"),
+        },
+        "ShoppingCandidates2",
     )
 
-def tool_Shopping_Steps_2_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_2_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 5 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_2_to_5',
-        {'ShoppingPreference': args.get('ShoppingPreference')},
-        'TravelShopping',
+        "Shopping_Steps_2_to_5",
+        {
+            "ShoppingPreference": args.get("ShoppingPreference"),
+        },
+        "TravelShopping",
     )
 
-def tool_Shopping_Steps_3_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_3_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 4 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_3_to_4',
-        {'ShoppingCandidates0': args.get('ShoppingCandidates0')},
-        'ShoppingCandidates2',
+        "Shopping_Steps_3_to_4",
+        {
+            "ShoppingCandidates0": args.get("ShoppingCandidates0"),
+        },
+        "ShoppingCandidates2",
     )
 
-def tool_Shopping_Steps_3_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_3_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 5 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_3_to_5',
-        {'ShoppingCandidates0': args.get('ShoppingCandidates0')},
-        'TravelShopping',
+        "Shopping_Steps_3_to_5",
+        {
+            "ShoppingCandidates0": args.get("ShoppingCandidates0"),
+        },
+        "TravelShopping",
     )
 
-def tool_Shopping_Steps_4_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Shopping_Steps_4_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 4 to 5 of the shopping plan in a single call."""
     return backend.lookup(
-        'Shopping_Steps_4_to_5',
-        {'ShoppingCandidates1': args.get('ShoppingCandidates1')},
-        'TravelShopping',
+        "Shopping_Steps_4_to_5",
+        {
+            "ShoppingCandidates1": args.get("ShoppingCandidates1"),
+        },
+        "TravelShopping",
     )
 
-def tool_Transportation_Refinement_Step1(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Refinement_Step1(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the transportation candidates that pass a check on availability."""
     return backend.lookup(
-        'Transportation_Refinement_Step1',
-        {'TransportationCandidates0': args.get('TransportationCandidates0')},
-        'TransportationCandidates1',
+        "Transportation_Refinement_Step1",
+        {
+            "TransportationCandidates0": args.get("TransportationCandidates0"),
+        },
+        "TransportationCandidates1",
     )
 
-def tool_Transportation_Refinement_Step2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Refinement_Step2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Keeps the transportation candidates that pass a check on transport access."""
     return backend.lookup(
-        'Transportation_Refinement_Step2',
-        {'TransportationCandidates1': args.get('TransportationCandidates1')},
-        'TransportationCandidates2',
+        "Transportation_Refinement_Step2",
+        {
+            "TransportationCandidates1": args.get("TransportationCandidates1"),
+        },
+        "TransportationCandidates2",
     )
 
-def tool_Transportation_Steps_1_to_2(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_1_to_2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 2 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_1_to_2',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'transportation_category': args.get('transportation_category'), 'transportation_tier': args.get('transportation_tier'), 'transportation_style': args.get('transportation_style'), 'transportation_feature_package': args.get('transportation_feature_package')},
-        'TransportationCandidates0',
+        "Transportation_Steps_1_to_2",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "transportation_category": args.get("transportation_category"),
+            "transportation_tier": args.get("transportation_tier"),
+            "transportation_style": args.get("transportation_style"),
+            "transportation_feature_package": args.get("transportation_feature_package"),
+        },
+        "TransportationCandidates0",
     )
 
-def tool_Transportation_Steps_1_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_1_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 3 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_1_to_3',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'transportation_category': args.get('transportation_category'), 'transportation_tier': args.get('transportation_tier'), 'transportation_style': args.get('transportation_style'), 'transportation_feature_package': args.get('transportation_feature_package')},
-        'TransportationCandidates1',
+        "Transportation_Steps_1_to_3",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "transportation_category": args.get("transportation_category"),
+            "transportation_tier": args.get("transportation_tier"),
+            "transportation_style": args.get("transportation_style"),
+            "transportation_feature_package": args.get("transportation_feature_package"),
+        },
+        "TransportationCandidates1",
     )
 
-def tool_Transportation_Steps_1_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_1_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 1 to 4 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_1_to_4',
-        {'TimeInfo': args.get('TimeInfo'), 'LocationPreference': args.get('LocationPreference'), 'transportation_category': args.get('transportation_category'), 'transportation_tier': args.get('transportation_tier'), 'transportation_style': args.get('transportation_style'), 'transportation_feature_package': args.get('transportation_feature_package')},
-        'TransportationCandidates2',
+        "Transportation_Steps_1_to_4",
+        {
+            "TimeInfo": args.get("TimeInfo"),
+            "LocationPreference": args.get("LocationPreference"),
+            "transportation_category": args.get("transportation_category"),
+            "transportation_tier": args.get("transportation_tier"),
+            "transportation_style": args.get("transportation_style"),
+            "transportation_feature_package": args.get("transportation_feature_package"),
+        },
+        "TransportationCandidates2",
     )
 
-def tool_Transportation_Steps_2_to_3(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_2_to_3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 3 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_2_to_3',
-        {'TransportationPreference': args.get('TransportationPreference')},
-        'TransportationCandidates1',
+        "Transportation_Steps_2_to_3",
+        {
+            "TransportationPreference": args.get("TransportationPreference"),
+        },
+        "TransportationCandidates1",
     )
 
-def tool_Transportation_Steps_2_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_2_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 4 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_2_to_4',
-        {'TransportationPreference': args.get('TransportationPreference')},
-        'TransportationCandidates2',
+        "Transportation_Steps_2_to_4",
+        {
+            "TransportationPreference": args.get("TransportationPreference"),
+        },
+        "TransportationCandidates2",
     )
 
-def tool_Transportation_Steps_2_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_2_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 2 to 5 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_2_to_5',
-        {'TransportationPreference': args.get('TransportationPreference')},
-        'TravelTransportation',
+        "Transportation_Steps_2_to_5",
+        {
+            "TransportationPreference": args.get("TransportationPreference"),
+        },
+        "TravelTransportation",
     )
 
-def tool_Transportation_Steps_3_to_4(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_3_to_4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 4 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_3_to_4',
-        {'TransportationCandidates0': args.get('TransportationCandidates0')},
-        'TransportationCandidates2',
+        "Transportation_Steps_3_to_4",
+        {
+            "TransportationCandidates0": args.get("TransportationCandidates0"),
+        },
+        "TransportationCandidates2",
     )
 
-def tool_Transportation_Steps_3_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_3_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 3 to 5 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_3_to_5',
-        {'TransportationCandidates0': args.get('TransportationCandidates0')},
-        'TravelTransportation',
+        "Transportation_Steps_3_to_5",
+        {
+            "TransportationCandidates0": args.get("TransportationCandidates0"),
+        },
+        "TravelTransportation",
     )
 
-def tool_Transportation_Steps_4_to_5(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
+
+def tool_Transportation_Steps_4_to_5(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
     """Runs steps 4 to 5 of the transportation plan in a single call."""
     return backend.lookup(
-        'Transportation_Steps_4_to_5',
-        {'TransportationCandidates1': args.get('TransportationCandidates1')},
-        'TravelTransportation',
+        "Transportation_Steps_4_to_5",
+        {
+            "TransportationCandidates1": args.get("TransportationCandidates1"),
+        },
+        "TravelTransportation",
     )
 
 
 #: Tool name -> stub. Callers check arguments first; a stub only answers.
 TOOLS = {
-    'Accommodation_Refinement_Step1': tool_Accommodation_Refinement_Step1,
-    'Accommodation_Refinement_Step2': tool_Accommodation_Refinement_Step2,
-    'Accommodation_Steps_1_to_2': tool_Accommodation_Steps_1_to_2,
-    'Accommodation_Steps_1_to_3': tool_Accommodation_Steps_1_to_3,
-    'Accommodation_Steps_1_to_4': tool_Accommodation_Steps_1_to_4,
-    'Accommodation_Steps_2_to_3': tool_Accommodation_Steps_2_to_3,
-    'Accommodation_Steps_2_to_4': tool_Accommodation_Steps_2_to_4,
-    'Accommodation_Steps_2_to_5': tool_Accommodation_Steps_2_to_5,
-    'Accommodation_Steps_3_to_4': tool_Accommodation_Steps_3_to_4,
-    'Accommodation_Steps_3_to_5': tool_Accommodation_Steps_3_to_5,
-    'Accommodation_Steps_4_to_5': tool_Accommodation_Steps_4_to_5,
-    'Attraction_Refinement_Step1': tool_Attraction_Refinement_Step1,
-    'Attraction_Refinement_Step2': tool_Attraction_Refinement_Step2,
-    'Attraction_Steps_1_to_2': tool_Attraction_Steps_1_to_2,
-    'Attraction_Steps_1_to_3': tool_Attraction_Steps_1_to_3,
-    'Attraction_Steps_1_to_4': tool_Attraction_Steps_1_to_4,
-    'Attraction_Steps_2_to_3': tool_Attraction_Steps_2_to_3,
-    'Attraction_Steps_2_to_4': tool_Attraction_Steps_2_to_4,
-    'Attraction_Steps_2_to_5': tool_Attraction_Steps_2_to_5,
-    'Attraction_Steps_3_to_4': tool_Attraction_Steps_3_to_4,
-    'Attraction_Steps_3_to_5': tool_Attraction_Steps_3_to_5,
-    'Attraction_Steps_4_to_5': tool_Attraction_Steps_4_to_5,
-    'Decide_Accommodation_Preference': tool_Decide_Accommodation_Preference,
-    'Decide_Attraction_Preference': tool_Decide_Attraction_Preference,
-    'Decide_Dining_Preference': tool_Decide_Dining_Preference,
-    'Decide_Location_Preference': tool_Decide_Location_Preference,
-    'Decide_Shopping_Preference': tool_Decide_Shopping_Preference,
-    'Decide_Transportation_Preference': tool_Decide_Transportation_Preference,
-    'Dining_Refinement_Step1': tool_Dining_Refinement_Step1,
-    'Dining_Refinement_Step2': tool_Dining_Refinement_Step2,
-    'Dining_Steps_1_to_2': tool_Dining_Steps_1_to_2,
-    'Dining_Steps_1_to_3': tool_Dining_Steps_1_to_3,
-    'Dining_Steps_1_to_4': tool_Dining_Steps_1_to_4,
-    'Dining_Steps_2_to_3': tool_Dining_Steps_2_to_3,
-    'Dining_Steps_2_to_4': tool_Dining_Steps_2_to_4,
-    'Dining_Steps_2_to_5': tool_Dining_Steps_2_to_5,
-    'Dining_Steps_3_to_4': tool_Dining_Steps_3_to_4,
-    'Dining_Steps_3_to_5': tool_Dining_Steps_3_to_5,
-    'Dining_Steps_4_to_5': tool_Dining_Steps_4_to_5,
-    'Location_Refinement_Step1': tool_Location_Refinement_Step1,
-    'Location_Refinement_Step2': tool_Location_Refinement_Step2,
-    'Location_Steps_1_to_2': tool_Location_Steps_1_to_2,
-    'Location_Steps_1_to_3': tool_Location_Steps_1_to_3,
-    'Location_Steps_1_to_4': tool_Location_Steps_1_to_4,
-    'Location_Steps_2_to_3': tool_Location_Steps_2_to_3,
-    'Location_Steps_2_to_4': tool_Location_Steps_2_to_4,
-    'Location_Steps_2_to_5': tool_Location_Steps_2_to_5,
-    'Location_Steps_3_to_4': tool_Location_Steps_3_to_4,
-    'Location_Steps_3_to_5': tool_Location_Steps_3_to_5,
-    'Location_Steps_4_to_5': tool_Location_Steps_4_to_5,
-    'Search_Accommodation_Candidates': tool_Search_Accommodation_Candidates,
-    'Search_Attraction_Candidates': tool_Search_Attraction_Candidates,
-    'Search_Dining_Candidates': tool_Search_Dining_Candidates,
-    'Search_Location_Candidates': tool_Search_Location_Candidates,
-    'Search_Shopping_Candidates': tool_Search_Shopping_Candidates,
-    'Search_Transportation_Candidates': tool_Search_Transportation_Candidates,
-    'Select_Final_Accommodation': tool_Select_Final_Accommodation,
-    'Select_Final_Attraction': tool_Select_Final_Attraction,
-    'Select_Final_Dining': tool_Select_Final_Dining,
-    'Select_Final_Location': tool_Select_Final_Location,
-    'Select_Final_Shopping': tool_Select_Final_Shopping,
-    'Select_Final_Transportation': tool_Select_Final_Transportation,
-    'Shopping_Refinement_Step1': tool_Shopping_Refinement_Step1,
-    'Shopping_Refinement_Step2': tool_Shopping_Refinement_Step2,
-    'Shopping_Steps_1_to_2': tool_Shopping_Steps_1_to_2,
-    'Shopping_Steps_1_to_3': tool_Shopping_Steps_1_to_3,
-    'Shopping_Steps_1_to_4': tool_Shopping_Steps_1_to_4,
-    'Shopping_Steps_2_to_3': tool_Shopping_Steps_2_to_3,
-    'Shopping_Steps_2_to_4': tool_Shopping_Steps_2_to_4,
-    'Shopping_Steps_2_to_5': tool_Shopping_Steps_2_to_5,
-    'Shopping_Steps_3_to_4': tool_Shopping_Steps_3_to_4,
-    'Shopping_Steps_3_to_5': tool_Shopping_Steps_3_to_5,
-    'Shopping_Steps_4_to_5': tool_Shopping_Steps_4_to_5,
-    'Transportation_Refinement_Step1': tool_Transportation_Refinement_Step1,
-    'Transportation_Refinement_Step2': tool_Transportation_Refinement_Step2,
-    'Transportation_Steps_1_to_2': tool_Transportation_Steps_1_to_2,
-    'Transportation_Steps_1_to_3': tool_Transportation_Steps_1_to_3,
-    'Transportation_Steps_1_to_4': tool_Transportation_Steps_1_to_4,
-    'Transportation_Steps_2_to_3': tool_Transportation_Steps_2_to_3,
-    'Transportation_Steps_2_to_4': tool_Transportation_Steps_2_to_4,
-    'Transportation_Steps_2_to_5': tool_Transportation_Steps_2_to_5,
-    'Transportation_Steps_3_to_4': tool_Transportation_Steps_3_to_4,
-    'Transportation_Steps_3_to_5': tool_Transportation_Steps_3_to_5,
-    'Transportation_Steps_4_to_5': tool_Transportation_Steps_4_to_5,
+    "Accommodation_Refinement_Step1": tool_Accommodation_Refinement_Step1,
+    "Accommodation_Refinement_Step2": tool_Accommodation_Refinement_Step2,
+    "Accommodation_Steps_1_to_2": tool_Accommodation_Steps_1_to_2,
+    "Accommodation_Steps_1_to_3": tool_Accommodation_Steps_1_to_3,
+    "Accommodation_Steps_1_to_4": tool_Accommodation_Steps_1_to_4,
+    "Accommodation_Steps_2_to_3": tool_Accommodation_Steps_2_to_3,
+    "Accommodation_Steps_2_to_4": tool_Accommodation_Steps_2_to_4,
+    "Accommodation_Steps_2_to_5": tool_Accommodation_Steps_2_to_5,
+    "Accommodation_Steps_3_to_4": tool_Accommodation_Steps_3_to_4,
+    "Accommodation_Steps_3_to_5": tool_Accommodation_Steps_3_to_5,
+    "Accommodation_Steps_4_to_5": tool_Accommodation_Steps_4_to_5,
+    "Attraction_Refinement_Step1": tool_Attraction_Refinement_Step1,
+    "Attraction_Refinement_Step2": tool_Attraction_Refinement_Step2,
+    "Attraction_Steps_1_to_2": tool_Attraction_Steps_1_to_2,
+    "Attraction_Steps_1_to_3": tool_Attraction_Steps_1_to_3,
+    "Attraction_Steps_1_to_4": tool_Attraction_Steps_1_to_4,
+    "Attraction_Steps_2_to_3": tool_Attraction_Steps_2_to_3,
+    "Attraction_Steps_2_to_4": tool_Attraction_Steps_2_to_4,
+    "Attraction_Steps_2_to_5": tool_Attraction_Steps_2_to_5,
+    "Attraction_Steps_3_to_4": tool_Attraction_Steps_3_to_4,
+    "Attraction_Steps_3_to_5": tool_Attraction_Steps_3_to_5,
+    "Attraction_Steps_4_to_5": tool_Attraction_Steps_4_to_5,
+    "Decide_Accommodation_Preference": tool_Decide_Accommodation_Preference,
+    "Decide_Attraction_Preference": tool_Decide_Attraction_Preference,
+    "Decide_Dining_Preference": tool_Decide_Dining_Preference,
+    "Decide_Location_Preference": tool_Decide_Location_Preference,
+    "Decide_Shopping_Preference": tool_Decide_Shopping_Preference,
+    "Decide_Transportation_Preference": tool_Decide_Transportation_Preference,
+    "Dining_Refinement_Step1": tool_Dining_Refinement_Step1,
+    "Dining_Refinement_Step2": tool_Dining_Refinement_Step2,
+    "Dining_Steps_1_to_2": tool_Dining_Steps_1_to_2,
+    "Dining_Steps_1_to_3": tool_Dining_Steps_1_to_3,
+    "Dining_Steps_1_to_4": tool_Dining_Steps_1_to_4,
+    "Dining_Steps_2_to_3": tool_Dining_Steps_2_to_3,
+    "Dining_Steps_2_to_4": tool_Dining_Steps_2_to_4,
+    "Dining_Steps_2_to_5": tool_Dining_Steps_2_to_5,
+    "Dining_Steps_3_to_4": tool_Dining_Steps_3_to_4,
+    "Dining_Steps_3_to_5": tool_Dining_Steps_3_to_5,
+    "Dining_Steps_4_to_5": tool_Dining_Steps_4_to_5,
+    "Location_Refinement_Step1": tool_Location_Refinement_Step1,
+    "Location_Refinement_Step2": tool_Location_Refinement_Step2,
+    "Location_Steps_1_to_2": tool_Location_Steps_1_to_2,
+    "Location_Steps_1_to_3": tool_Location_Steps_1_to_3,
+    "Location_Steps_1_to_4": tool_Location_Steps_1_to_4,
+    "Location_Steps_2_to_3": tool_Location_Steps_2_to_3,
+    "Location_Steps_2_to_4": tool_Location_Steps_2_to_4,
+    "Location_Steps_2_to_5": tool_Location_Steps_2_to_5,
+    "Location_Steps_3_to_4": tool_Location_Steps_3_to_4,
+    "Location_Steps_3_to_5": tool_Location_Steps_3_to_5,
+    "Location_Steps_4_to_5": tool_Location_Steps_4_to_5,
+    "Search_Accommodation_Candidates": tool_Search_Accommodation_Candidates,
+    "Search_Attraction_Candidates": tool_Search_Attraction_Candidates,
+    "Search_Dining_Candidates": tool_Search_Dining_Candidates,
+    "Search_Location_Candidates": tool_Search_Location_Candidates,
+    "Search_Shopping_Candidates": tool_Search_Shopping_Candidates,
+    "Search_Transportation_Candidates": tool_Search_Transportation_Candidates,
+    "Select_Final_Accommodation": tool_Select_Final_Accommodation,
+    "Select_Final_Attraction": tool_Select_Final_Attraction,
+    "Select_Final_Dining": tool_Select_Final_Dining,
+    "Select_Final_Location": tool_Select_Final_Location,
+    "Select_Final_Shopping": tool_Select_Final_Shopping,
+    "Select_Final_Transportation": tool_Select_Final_Transportation,
+    "Shopping_Refinement_Step1": tool_Shopping_Refinement_Step1,
+    "Shopping_Refinement_Step2": tool_Shopping_Refinement_Step2,
+    "Shopping_Steps_1_to_2": tool_Shopping_Steps_1_to_2,
+    "Shopping_Steps_1_to_3": tool_Shopping_Steps_1_to_3,
+    "Shopping_Steps_1_to_4": tool_Shopping_Steps_1_to_4,
+    "Shopping_Steps_2_to_3": tool_Shopping_Steps_2_to_3,
+    "Shopping_Steps_2_to_4": tool_Shopping_Steps_2_to_4,
+    "Shopping_Steps_2_to_5": tool_Shopping_Steps_2_to_5,
+    "Shopping_Steps_3_to_4": tool_Shopping_Steps_3_to_4,
+    "Shopping_Steps_3_to_5": tool_Shopping_Steps_3_to_5,
+    "Shopping_Steps_4_to_5": tool_Shopping_Steps_4_to_5,
+    "Transportation_Refinement_Step1": tool_Transportation_Refinement_Step1,
+    "Transportation_Refinement_Step2": tool_Transportation_Refinement_Step2,
+    "Transportation_Steps_1_to_2": tool_Transportation_Steps_1_to_2,
+    "Transportation_Steps_1_to_3": tool_Transportation_Steps_1_to_3,
+    "Transportation_Steps_1_to_4": tool_Transportation_Steps_1_to_4,
+    "Transportation_Steps_2_to_3": tool_Transportation_Steps_2_to_3,
+    "Transportation_Steps_2_to_4": tool_Transportation_Steps_2_to_4,
+    "Transportation_Steps_2_to_5": tool_Transportation_Steps_2_to_5,
+    "Transportation_Steps_3_to_4": tool_Transportation_Steps_3_to_4,
+    "Transportation_Steps_3_to_5": tool_Transportation_Steps_3_to_5,
+    "Transportation_Steps_4_to_5": tool_Transportation_Steps_4_to_5,
 }
