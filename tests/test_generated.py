@@ -64,5 +64,5 @@ def test_generated_stubs_are_formatted() -> None:
         pytest.skip("ruff is not installed (it comes with the test extra: pip install -e '.[test]')")
     files = sorted(str(p) for p in ROOT.glob("*/stubs.py"))
     assert files
-    result = subprocess.run([ruff, "format", "--check", "--isolated", *files], capture_output=True, text=True, check=False)
+    result = subprocess.run([ruff, "format", "--check", *files], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
