@@ -75,17 +75,28 @@ def _boundary(reporter: _Reporter) -> Iterator[None]:
         sys.exit(EXIT_INTERNAL)
 
 
-def _progress(quiet: bool) -> Callable[[str], None] | None:
+@contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[str], None] | None]:
+    """Show a progress bar over the compile stages on stderr (only on a terminal, never with -q)."""
     if quiet or not sys.stderr.isatty():
-        return None
+        yield None
+        return
     from rich.console import Console
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("compile", total=len(STAGE_NAMES))
+        started = False
 
-    def show(stage: str) -> None:
-        console.print(f"[dim]scn:[/dim] {stage}...", highlight=False)
+        def advance(stage: str) -> None:
+            nonlocal started
+            if started:
+                bar.advance(task)
+            started = True
+            bar.update(task, description=f"{stage:<9}")
 
-    return show
+        yield advance
 
 
 diagnostics_option = click.option(
@@ -165,7 +176,8 @@ def compile_cmd(
                 click.echo(to_json(value), nl=False)
             return
         assert out is not None
-        bundle = compile_source(source, ctx=ctx, on_stage=_progress(quiet))
+        with _progress(quiet) as on_stage:
+            bundle = compile_source(source, ctx=ctx, on_stage=on_stage)
         write_bundle(bundle, out, force=force)
         manifest = json.loads(bundle.files["manifest.json"])
         counts = manifest["counts"]
