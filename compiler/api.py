@@ -48,11 +48,19 @@ def resolve_target(target: str, registry: Any) -> SourceFile:
     entry = domains.get(domain)
     if entry is None:
         known = ", ".join(sorted(domains)) or "none"
-        raise ScnError(f"'{target}' is neither a file nor a registered domain (domains: {known})", path=target, code="usage")
+        raise ScnError(
+            f"'{target}' is neither a file nor a registered domain (domains: {known})",
+            path=target,
+            code="usage",
+        )
     name = scenario or entry.default
     if name not in entry.scenarios:
         known = ", ".join(sorted(entry.scenarios))
-        raise ScnError(f"domain '{domain}' has no scenario '{name}' (scenarios: {known})", path=target, code="usage")
+        raise ScnError(
+            f"domain '{domain}' has no scenario '{name}' (scenarios: {known})",
+            path=target,
+            code="usage",
+        )
     return SourceFile.read(entry.scenarios[name])
 
 
@@ -67,7 +75,9 @@ def compile_source(
     ctx: CompileContext | None = None,
 ) -> Any:
     """Run the pipeline on `source` up to stage `until` and return that stage's output."""
-    ctx = ctx or CompileContext(registry if registry is not None else load_registry(), seed, dict(overrides or {}))
+    ctx = ctx or CompileContext(
+        registry if registry is not None else load_registry(), seed, dict(overrides or {})
+    )
     value: Any = source
     for stage in STAGES:
         if on_stage is not None:

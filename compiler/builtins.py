@@ -115,7 +115,10 @@ def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Reco
         wanted = [None]
     out = []
     for tag in wanted:
-        lists = [[v for v in column if not isinstance(v, EnumValue) or v.split in (None, tag)] for column in columns]
+        lists = [
+            [v for v in column if not isinstance(v, EnumValue) or v.split in (None, tag)]
+            for column in columns
+        ]
         for index, combo in enumerate(itertools.product(*lists)):
             fields = dict(zip(names, combo))
             fields.setdefault("split", tag or "")
@@ -148,13 +151,19 @@ def reachable(
                 if target in start or target not in reach:
                     continue
                 length = solver.shortest_calls(ctx.tools, start, frozenset({target}))
-                if length is None or length < min_length or (max_length is not None and length > max_length):
+                if (
+                    length is None
+                    or length < min_length
+                    or (max_length is not None and length > max_length)
+                ):
                     continue
                 out.append(Record.of({"inputs": list(combo), "target": target, "length": length}))
     return out
 
 
-def dag(ctx: GeneratorContext, size: Any = range(2, 6), key: Any = 0, dependent: float = 0.5) -> list[Record]:
+def dag(
+    ctx: GeneratorContext, size: Any = range(2, 6), key: Any = 0, dependent: float = 0.5
+) -> list[Record]:
     """Draw one task of dependent subtasks over the scenario's tools.
 
     Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
@@ -172,8 +181,16 @@ def dag(ctx: GeneratorContext, size: Any = range(2, 6), key: Any = 0, dependent:
     for _ in range(n * 4):
         if len(chosen) >= n:
             break
-        consumers = [t for t in tools if t not in chosen and t.inputs & set(produced) and not t.outputs & set(produced)]
-        fresh = [t for t in tools if t not in chosen and not t.outputs & set(produced) and not t.inputs & set(produced)]
+        consumers = [
+            t
+            for t in tools
+            if t not in chosen and t.inputs & set(produced) and not t.outputs & set(produced)
+        ]
+        fresh = [
+            t
+            for t in tools
+            if t not in chosen and not t.outputs & set(produced) and not t.inputs & set(produced)
+        ]
         pool = consumers if consumers and (rng.random() < dependent or not fresh) else fresh
         if not pool:
             break
@@ -184,11 +201,26 @@ def dag(ctx: GeneratorContext, size: Any = range(2, 6), key: Any = 0, dependent:
     subtasks = []
     external: set[str] = set()
     for index, tool in enumerate(chosen, start=1):
-        deps = sorted({produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name})
+        deps = sorted(
+            {produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name}
+        )
         external.update(d for d in tool.inputs if d not in produced)
-        subtasks.append(Record.of({"id": f"s{index}", "tool": tool.name, "output": sorted(tool.outputs)[0], "depends_on": deps}))
+        subtasks.append(
+            Record.of(
+                {
+                    "id": f"s{index}",
+                    "tool": tool.name,
+                    "output": sorted(tool.outputs)[0],
+                    "depends_on": deps,
+                }
+            )
+        )
     goals = sorted({sorted(t.outputs)[0] for t in chosen})
-    return [Record.of({"inputs": sorted(external), "goals": goals, "subtasks": subtasks, "size": len(chosen)})]
+    return [
+        Record.of(
+            {"inputs": sorted(external), "goals": goals, "subtasks": subtasks, "size": len(chosen)}
+        )
+    ]
 
 
 #: The built-in task generators: name -> (function, one-line doc).

@@ -31,7 +31,13 @@ EXIT_OK = 0
 EXIT_INPUT = 2  #: bad input: a .scn file, a bundle, an argument
 EXIT_INTERNAL = 70  #: a bug in scn or a plugin
 
-EMIT_STAGES = {"tree": "parse", "ast": "transform", "ir": "resolve", "scenario": "expand", "truth": "solve"}
+EMIT_STAGES = {
+    "tree": "parse",
+    "ast": "transform",
+    "ir": "resolve",
+    "scenario": "expand",
+    "truth": "solve",
+}
 
 
 def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
@@ -71,7 +77,10 @@ def _boundary(reporter: _Reporter) -> Iterator[None]:
     except Exception as e:  # noqa: BLE001 - the single place where unexpected errors are caught
         if os.environ.get("SCN_DEBUG"):
             raise
-        click.echo(f"scn: internal error: {type(e).__name__}: {e}\n(set SCN_DEBUG=1 for a traceback, and please report it)", err=True)
+        click.echo(
+            f"scn: internal error: {type(e).__name__}: {e}\n(set SCN_DEBUG=1 for a traceback, and please report it)",
+            err=True,
+        )
         sys.exit(EXIT_INTERNAL)
 
 
@@ -119,7 +128,9 @@ def main() -> None:
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
 @diagnostics_option
-def check(targets: tuple[str, ...], seed: int, sets: tuple[str, ...], diagnostics_format: str) -> None:
+def check(
+    targets: tuple[str, ...], seed: int, sets: tuple[str, ...], diagnostics_format: str
+) -> None:
     """Check files (or DOMAIN[/SCENARIO]) through solving, without writing anything."""
     reporter = _Reporter(diagnostics_format)
     failed = 0
@@ -142,9 +153,18 @@ def check(targets: tuple[str, ...], seed: int, sets: tuple[str, ...], diagnostic
 @main.command(name="compile")
 @click.argument("target")
 @click.option("-o", "--out", type=click.Path(path_type=Path), help="Bundle folder to write.")
-@click.option("--seed", type=int, default=42, show_default=True, help="Global seed of every random draw.")
-@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a parameter (repeatable).")
-@click.option("--emit", "emit_stage", type=click.Choice(sorted(EMIT_STAGES)), help="Print one stage's output as JSON instead of writing a bundle.")
+@click.option(
+    "--seed", type=int, default=42, show_default=True, help="Global seed of every random draw."
+)
+@click.option(
+    "--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a parameter (repeatable)."
+)
+@click.option(
+    "--emit",
+    "emit_stage",
+    type=click.Choice(sorted(EMIT_STAGES)),
+    help="Print one stage's output as JSON instead of writing a bundle.",
+)
 @click.option("--force", is_flag=True, help="Replace an existing bundle at --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @diagnostics_option
@@ -182,7 +202,9 @@ def compile_cmd(
         manifest = json.loads(bundle.files["manifest.json"])
         counts = manifest["counts"]
         if not quiet:
-            click.echo(f"wrote {out}: {counts['tools']} tools, {counts['tasks']} tasks, {len(bundle.files)} files")
+            click.echo(
+                f"wrote {out}: {counts['tools']} tools, {counts['tasks']} tasks, {len(bundle.files)} files"
+            )
 
 
 @main.command()
@@ -216,7 +238,12 @@ def plugins(diagnostics_format: str) -> None:
 @main.command()
 @click.argument("bundle", type=click.Path(path_type=Path))
 @click.option("--task", "task_id", required=True, help="Task id, as in tasks.jsonl.")
-@click.option("-o", "--out", type=click.Path(path_type=Path), help="Write here (.dot, .svg or .png); stdout if omitted.")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(path_type=Path),
+    help="Write here (.dot, .svg or .png); stdout if omitted.",
+)
 @diagnostics_option
 def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str) -> None:
     """Write a task's ground-truth graph as DOT (SVG or PNG through Graphviz's `dot`)."""
@@ -225,7 +252,11 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
         graphs = {g["task"]: g for g in files.jsonl("graphs.jsonl")}
         if task_id not in graphs:
             sample = ", ".join(sorted(graphs)[:5])
-            raise ScnError(f"{bundle} has no task '{task_id}' (for example: {sample})", path="$.task", code="usage")
+            raise ScnError(
+                f"{bundle} has no task '{task_id}' (for example: {sample})",
+                path="$.task",
+                code="usage",
+            )
         dot = graph_dot(graphs[task_id])
         if out is None or out.suffix == ".dot":
             if out is None:
@@ -235,12 +266,27 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
             return
         fmt = out.suffix.lstrip(".")
         if fmt not in ("svg", "png"):
-            raise ScnError(f"cannot write .{fmt}; use .dot, .svg or .png", path=str(out), code="usage")
+            raise ScnError(
+                f"cannot write .{fmt}; use .dot, .svg or .png", path=str(out), code="usage"
+            )
         if shutil.which("dot") is None:
-            raise ScnError("Graphviz's `dot` is not installed; write .dot instead, or install graphviz", path=str(out), code="usage")
-        result = subprocess.run(["dot", f"-T{fmt}", "-o", str(out)], input=dot.encode(), capture_output=True, check=False)
+            raise ScnError(
+                "Graphviz's `dot` is not installed; write .dot instead, or install graphviz",
+                path=str(out),
+                code="usage",
+            )
+        result = subprocess.run(
+            ["dot", f"-T{fmt}", "-o", str(out)],
+            input=dot.encode(),
+            capture_output=True,
+            check=False,
+        )
         if result.returncode != 0:
-            raise ScnError(f"dot failed: {result.stderr.decode(errors='replace').strip()}", path=str(out), code="usage")
+            raise ScnError(
+                f"dot failed: {result.stderr.decode(errors='replace').strip()}",
+                path=str(out),
+                code="usage",
+            )
 
 
 __all__ = ["main", "STAGE_NAMES"]

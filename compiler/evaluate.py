@@ -84,8 +84,17 @@ class Env:
     rng: random.Random | None = None
     fallback: Mapping[str, Any] = field(factory=dict)
 
-    def child(self, values: Mapping[str, Any] | None = None, rng: random.Random | None = None) -> Env:
-        return Env(dict(values or {}), self, self.functions, self.distributions, rng or self.rng, self.fallback)
+    def child(
+        self, values: Mapping[str, Any] | None = None, rng: random.Random | None = None
+    ) -> Env:
+        return Env(
+            dict(values or {}),
+            self,
+            self.functions,
+            self.distributions,
+            rng or self.rng,
+            self.fallback,
+        )
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         env: Env | None = self
@@ -212,8 +221,13 @@ def _arith(op: str, a: Any, b: Any, span: Span | None) -> Any:
     an, bn = as_number(a, span), as_number(b, span)
     if op in "/%" and bn == 0:
         raise fail("division by zero", span)
-    result = {"+": lambda: an + bn, "-": lambda: an - bn, "*": lambda: an * bn,
-              "/": lambda: an / bn, "%": lambda: an % bn}[op]()
+    result = {
+        "+": lambda: an + bn,
+        "-": lambda: an - bn,
+        "*": lambda: an * bn,
+        "/": lambda: an / bn,
+        "%": lambda: an % bn,
+    }[op]()
     if isinstance(result, float) and not math.isfinite(result):
         raise fail("arithmetic overflow", span)
     return result
@@ -278,7 +292,9 @@ def evaluate(expr: m.Expr, env: Env) -> Any:
         if isinstance(base, (list, tuple, range)):
             i = as_int(index, expr.args[1].span)
             if not -len(base) <= i < len(base):
-                raise fail(f"index {i} is out of range for a list of {len(base)}", expr.args[1].span)
+                raise fail(
+                    f"index {i} is out of range for a list of {len(base)}", expr.args[1].span
+                )
             return base[i]
         if isinstance(base, Record):
             return get_attribute(base, str(index), span)
@@ -321,7 +337,10 @@ def draw_from(dist: Distribution, rng: random.Random, args: list[Any], span: Spa
     except (ValueError, TypeError, OverflowError, IndexError) as e:
         raise fail(f"'{dist.name}' cannot draw from these arguments: {e}", span) from None
     except Exception as e:  # noqa: BLE001 - a plugin's sampler must never crash the compiler
-        raise ScnPluginError(f"law family '{dist.name}' of plugin '{dist.plugin}' raised {type(e).__name__}: {e}", span=span) from None
+        raise ScnPluginError(
+            f"law family '{dist.name}' of plugin '{dist.plugin}' raised {type(e).__name__}: {e}",
+            span=span,
+        ) from None
 
 
 def call(expr: m.Expr, env: Env) -> Any:
@@ -342,7 +361,10 @@ def call(expr: m.Expr, env: Env) -> Any:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             raise fail(f"'{name}' takes {want} arguments, got {len(args)}", expr.span)
         if env.rng is None:
-            raise fail(f"'{name}' draws a random value, which is only allowed in laws and seeded attributes", expr.span)
+            raise fail(
+                f"'{name}' draws a random value, which is only allowed in laws and seeded attributes",
+                expr.span,
+            )
         return draw_from(dist, env.rng, args, expr.span)
     fn = env.functions.get(name)
     if fn is None:
@@ -379,7 +401,9 @@ def render(template: m.Template, env: Env) -> str:
             try:
                 out.append(format(value, part.spec))
             except (ValueError, TypeError) as e:
-                raise fail(f"cannot format {kind_of(value)} with '{part.spec}': {e}", part.expr.span) from None
+                raise fail(
+                    f"cannot format {kind_of(value)} with '{part.spec}': {e}", part.expr.span
+                ) from None
         else:
             out.append(str(value))
     return "".join(out)

@@ -15,7 +15,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from compiler import model as m
-from compiler.evaluate import Distribution, Env, _arith as arith, as_number, draw_from, evaluate, fail
+from compiler.evaluate import (
+    Distribution,
+    Env,
+    as_number,
+    draw_from,
+    evaluate,
+    fail,
+)
+from compiler.evaluate import (
+    _arith as arith,
+)
 from compiler.scenario import LawDef, LawOpDef
 
 #: Seed parts used when a scenario declares no `seed` rule for a quantity.
@@ -181,7 +191,12 @@ def compile_expr(expr: m.Expr, env: Env) -> Closure:
     if op == "neg":
         inner = compile_expr(expr.args[0], env)
         return lambda rng, local: -as_number(inner(rng, local), expr.span)
-    if op == "call" and expr.args[0].op == "name" and expr.args[0].template is not None and expr.args[0].template.is_plain:
+    if (
+        op == "call"
+        and expr.args[0].op == "name"
+        and expr.args[0].template is not None
+        and expr.args[0].template.is_plain
+    ):
         name = expr.args[0].template.text
         if all(a.op != "kwarg" for a in expr.args[1:]):
             args = [compile_expr(a, env) for a in expr.args[1:]]

@@ -277,7 +277,7 @@ class Server:
     name: Template
     title: Template | None
     attrs: tuple[Attr, ...]
-    body: tuple[Union[Tool, Sibling], ...]
+    body: tuple[Tool | Sibling, ...]
     span: Span | None = _span()
 
 

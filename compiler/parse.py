@@ -164,7 +164,9 @@ def _hole_end(hole: Span) -> Span:
     return Span(hole.file, 1, column, 1, column + 1)
 
 
-def syntax_error(source: SourceFile, error: UnexpectedInput, offset: Span | None = None) -> ScnSyntaxError:
+def syntax_error(
+    source: SourceFile, error: UnexpectedInput, offset: Span | None = None
+) -> ScnSyntaxError:
     """Turn a Lark error into an `ScnSyntaxError` located in `source`.
 
     `offset` is where a template hole starts, for errors inside `{...}` of a name or string.
@@ -192,7 +194,9 @@ def syntax_error(source: SourceFile, error: UnexpectedInput, offset: Span | None
     elif isinstance(error, UnexpectedEOF):
         span = _end_span(source) if offset is None else _hole_end(offset)
         expected = _expected_words(set(error.expected))
-        message = friendly or ("unexpected end of file" if offset is None else "unexpected end of the expression")
+        message = friendly or (
+            "unexpected end of file" if offset is None else "unexpected end of the expression"
+        )
     else:  # pragma: no cover - lark has no other UnexpectedInput subclasses
         span = _end_span(source)
         expected = ()

@@ -28,12 +28,18 @@ def configured(root: Path = ROOT) -> list[dict[str, object]]:
 def build(entry: dict[str, object], registry: object) -> Bundle:
     """Compile one configured bundle in memory."""
     sets = {str(k): str(v) for k, v in dict(entry.get("set", {})).items()}  # type: ignore[arg-type]
-    return compile_target(str(entry["target"]), registry=registry, seed=int(entry.get("seed", 42)), overrides=sets)  # type: ignore[arg-type]
+    return compile_target(
+        str(entry["target"]), registry=registry, seed=int(entry.get("seed", 42)), overrides=sets
+    )  # type: ignore[arg-type]
 
 
 def differences(bundle: Bundle, folder: Path) -> list[str]:
     """Return the relative paths that differ between `bundle` and the files in `folder`."""
-    on_disk = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else {}
+    on_disk = (
+        {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+        if folder.is_dir()
+        else {}
+    )
     names = sorted(set(on_disk) | set(bundle.files))
     return [n for n in names if on_disk.get(n) != bundle.files.get(n)]
 
@@ -51,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             if diff:
                 stale += 1
-                print(f"generated/{entry['name']}: stale ({', '.join(diff[:5])}{' ...' if len(diff) > 5 else ''})")
+                print(
+                    f"generated/{entry['name']}: stale ({', '.join(diff[:5])}{' ...' if len(diff) > 5 else ''})"
+                )
         else:
             write_bundle(bundle, folder, force=True)
             print(f"generated/{entry['name']}: {'rewritten' if diff else 'unchanged'}")

@@ -17,8 +17,14 @@ DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "domains"
 
 #: Built-in domains: name -> (default scenario, description).
 DOMAINS = {
-    "travel": ("costbench", "CostBench-shaped travel planning: typed chains with composite tools and costs"),
-    "retail": ("planbench", "PlanBench-XL-shaped retail lookups: aliased datatypes, typed signatures, noisy siblings"),
+    "travel": (
+        "costbench",
+        "CostBench-shaped travel planning: typed chains with composite tools and costs",
+    ),
+    "retail": (
+        "planbench",
+        "PlanBench-XL-shaped retail lookups: aliased datatypes, typed signatures, noisy siblings",
+    ),
     "multi_mcp": ("servers", "TPS-Bench-shaped MCP servers with tasks made of dependent subtasks"),
 }
 
@@ -26,9 +32,15 @@ DOMAINS = {
 EFFECTS = {
     "ban": (("target",), "ban a tool (the one called at the trigger step, or a named one)"),
     "reprice": (("low", "high"), "redraw every cost from a new seed drawn in [low, high)"),
-    "change_preference": ((), "replace the task's preferences with another task's of the same group"),
+    "change_preference": (
+        (),
+        "replace the task's preferences with another task's of the same group",
+    ),
     "hide_composites": (("length",), "hide composite tools of a drawn length; atomic tools stay"),
-    "swap_sibling": (("sibling",), "replace a tool by one of its blocker siblings at retrieval time"),
+    "swap_sibling": (
+        ("sibling",),
+        "replace a tool by one of its blocker siblings at retrieval time",
+    ),
     "server_down": (("server",), "make every tool of a server fail"),
     "slow": (("factor",), "multiply a tool's latency"),
 }
@@ -85,4 +97,6 @@ def scn_register_dialects(register: Any) -> None:
     from compiler.emit import dialects
 
     for name, (filename, convert) in sorted(dialects.DIALECTS.items()):
-        register(name, filename, convert, check=lambda doc, _n=name: dialects.check_dialect(_n, doc))
+        register(
+            name, filename, convert, check=lambda doc, _n=name: dialects.check_dialect(_n, doc)
+        )

@@ -18,7 +18,9 @@ ENTRIES = configured()
 def test_generated_bundle_is_current(entry: dict[str, object], registry: object) -> None:
     bundle = build(entry, registry)
     stale = differences(bundle, ROOT / str(entry["name"]))
-    assert not stale, f"generated/{entry['name']} is stale in {stale[:5]}; run `python -m compiler.regenerate`"
+    assert not stale, (
+        f"generated/{entry['name']} is stale in {stale[:5]}; run `python -m compiler.regenerate`"
+    )
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[str(e["name"]) for e in ENTRIES])
@@ -47,7 +49,9 @@ def test_generated_manifest_hashes_detect_edits(tmp_path: Path) -> None:
 
     folder = tmp_path / "b"
     shutil.copytree(ROOT / str(ENTRIES[0]["name"]), folder)
-    (folder / "tasks.jsonl").write_text((folder / "tasks.jsonl").read_text() + "\n", encoding="utf-8")
+    (folder / "tasks.jsonl").write_text(
+        (folder / "tasks.jsonl").read_text() + "\n", encoding="utf-8"
+    )
     with pytest.raises(ScnDataError, match="does not match its SHA-256"):
         read_bundle(folder)
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -61,8 +65,12 @@ def test_generated_stubs_are_formatted() -> None:
 
     ruff = shutil.which("ruff") or str(Path(__import__("sys").executable).with_name("ruff"))
     if not Path(ruff).exists():
-        pytest.skip("ruff is not installed (it comes with the test extra: pip install -e '.[test]')")
+        pytest.skip(
+            "ruff is not installed (it comes with the test extra: pip install -e '.[test]')"
+        )
     files = sorted(str(p) for p in ROOT.glob("*/stubs.py"))
     assert files
-    result = subprocess.run([ruff, "format", "--check", *files], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [ruff, "format", "--check", *files], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr

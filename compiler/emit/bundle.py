@@ -32,7 +32,11 @@ class Bundle:
 
     def jsonl(self, path: str) -> list[Any]:
         """Return a JSON Lines file of the bundle, parsed line by line."""
-        return [json.loads(line) for line in self.files[path].decode("utf-8").splitlines() if line.strip()]
+        return [
+            json.loads(line)
+            for line in self.files[path].decode("utf-8").splitlines()
+            if line.strip()
+        ]
 
 
 def dumps(obj: Any) -> bytes:
@@ -42,7 +46,10 @@ def dumps(obj: Any) -> bytes:
 
 def dumps_lines(rows: list[Any]) -> bytes:
     """Serialize JSON Lines: one compact, key-sorted object per line."""
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows).encode("utf-8")
+    return "".join(
+        json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+        for r in rows
+    ).encode("utf-8")
 
 
 def sha256(data: bytes) -> str:
@@ -71,7 +78,9 @@ def write_bundle(bundle: Bundle, out: Path, *, force: bool = False) -> None:
         if not out.is_dir():
             raise ScnEmitError(f"{out} exists and is not a directory", path=str(out))
         if any(out.iterdir()) and not (out / "manifest.json").is_file():
-            raise ScnEmitError(f"{out} is not empty and holds no bundle; refusing to replace it", path=str(out))
+            raise ScnEmitError(
+                f"{out} is not empty and holds no bundle; refusing to replace it", path=str(out)
+            )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -116,9 +125,14 @@ def read_bundle(root: Path) -> Bundle:
     for rel, digest in sorted(manifest["files"].items()):
         path = root / rel
         if not path.is_file():
-            raise ScnDataError(f"{root}: file {rel} named in the manifest is missing", path=f"$.files[{rel!r}]")
+            raise ScnDataError(
+                f"{root}: file {rel} named in the manifest is missing", path=f"$.files[{rel!r}]"
+            )
         data = path.read_bytes()
         if sha256(data) != digest:
-            raise ScnDataError(f"{root}: {rel} does not match its SHA-256 in the manifest (edited or corrupted)", path=f"$.files[{rel!r}]")
+            raise ScnDataError(
+                f"{root}: {rel} does not match its SHA-256 in the manifest (edited or corrupted)",
+                path=f"$.files[{rel!r}]",
+            )
         files[rel] = data
     return Bundle(files)

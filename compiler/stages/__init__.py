@@ -84,7 +84,9 @@ STAGES: tuple[Stage, ...] = (
 STAGE_NAMES = tuple(s.name for s in STAGES)
 
 
-def run_stages(value: Any, ctx: CompileContext, *, until: str = "verify", stages: tuple[Stage, ...] = STAGES) -> Any:
+def run_stages(
+    value: Any, ctx: CompileContext, *, until: str = "verify", stages: tuple[Stage, ...] = STAGES
+) -> Any:
     """Run `stages` in order on `value`, stopping after the one named `until`."""
     if until not in {s.name for s in stages}:
         raise ValueError(f"unknown stage {until!r}; stages: {', '.join(s.name for s in stages)}")

@@ -29,7 +29,9 @@ def describe_tool(tool: ToolDef, datatypes: dict[str, DatatypeDef]) -> str:
     """Return the agent-facing description: the author's text plus kind, components, output, cost."""
     parts = [tool.description.strip()] if tool.description.strip() else []
     if tool.kind == "composite":
-        parts.append(f"Composite tool: runs {len(tool.components)} atomic tools in one call ({' -> '.join(tool.components)}).")
+        parts.append(
+            f"Composite tool: runs {len(tool.components)} atomic tools in one call ({' -> '.join(tool.components)})."
+        )
     elif tool.kind == "atomic" and tool.trusted:
         parts.append("Atomic tool.")
     outputs = ", ".join(tool.outputs)
@@ -39,13 +41,17 @@ def describe_tool(tool: ToolDef, datatypes: dict[str, DatatypeDef]) -> str:
     return " ".join(parts)
 
 
-def tool_spec(tool: ToolDef, datatypes: dict[str, DatatypeDef], enums: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+def tool_spec(
+    tool: ToolDef, datatypes: dict[str, DatatypeDef], enums: dict[str, tuple[str, ...]]
+) -> dict[str, Any]:
     """Return the dialect-neutral spec of a tool that every dialect converter starts from."""
     params = []
     for p in tool.params:
         dt = datatypes.get(p.datatype)
         value_type = dt.value_type if dt is not None else "handle"
-        description = (dt.description if dt is not None and dt.description else f"A {p.datatype} value.")
+        description = (
+            dt.description if dt is not None and dt.description else f"A {p.datatype} value."
+        )
         params.append(
             {
                 "name": p.name,
@@ -103,7 +109,8 @@ def task_record(task: TaskDef, truth: GroundTruth) -> dict[str, Any]:
         "tools": list(task.tools),
         "costs": dict(task.costs),
         "subtasks": [
-            {"id": s.id, "tool": s.tool, "output": s.output, "depends_on": list(s.depends_on)} for s in task.subtasks
+            {"id": s.id, "tool": s.tool, "output": s.output, "depends_on": list(s.depends_on)}
+            for s in task.subtasks
         ],
         "info": dict(task.info),
         "truth": {
@@ -133,7 +140,9 @@ def environment_record(scenario: Scenario) -> dict[str, Any]:
         "title": scenario.title,
         "seed": scenario.seed,
         "params": {p.name: p.value for p in scenario.params},
-        "enums": {e.name: {"members": list(e.members), "splits": list(e.splits)} for e in scenario.enums},
+        "enums": {
+            e.name: {"members": list(e.members), "splits": list(e.splits)} for e in scenario.enums
+        },
         "datatypes": [
             {
                 "name": d.name,
@@ -152,7 +161,9 @@ def environment_record(scenario: Scenario) -> dict[str, Any]:
                 "quantity": law.quantity,
                 "name": law.name,
                 "expression": law.expression,
-                "ops": [{"op": o.op, "low": o.low, "high": o.high, "digits": o.digits} for o in law.ops],
+                "ops": [
+                    {"op": o.op, "low": o.low, "high": o.high, "digits": o.digits} for o in law.ops
+                ],
                 "seed": list(law.seed_parts),
             }
             for law in scenario.laws
@@ -204,8 +215,15 @@ def dialect_files(specs: list[dict[str, Any]], registry: Any) -> dict[str, bytes
         except ScnError:
             raise
         except Exception as e:  # noqa: BLE001 - a plugin's converter failing is reported, not raised
-            raise ScnPluginError(f"dialect '{name}' (plugin '{entry.plugin}') failed: {type(e).__name__}: {e}") from e
-        problems.extend(Diagnostic(f"tools/{entry.filename}: {msg}", path=f"tools/{entry.filename}", code="emit") for msg in messages)
+            raise ScnPluginError(
+                f"dialect '{name}' (plugin '{entry.plugin}') failed: {type(e).__name__}: {e}"
+            ) from e
+        problems.extend(
+            Diagnostic(
+                f"tools/{entry.filename}: {msg}", path=f"tools/{entry.filename}", code="emit"
+            )
+            for msg in messages
+        )
         out[f"tools/{entry.filename}"] = dumps(document)
     if problems:
         raise ScnEmitError(diagnostics=problems)
@@ -230,11 +248,18 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     files.update(dialect_files(specs, ctx.registry))
     tasks = {t.id: t for t in scenario.tasks}
     files["tasks.jsonl"] = dumps_lines([task_record(tasks[tr.task], tr) for tr in solved.truths])
-    files["backend.jsonl"] = dumps_lines([{"id": r.id, "values": dict(r.values)} for r in scenario.records])
+    files["backend.jsonl"] = dumps_lines(
+        [{"id": r.id, "values": dict(r.values)} for r in scenario.records]
+    )
     files["stubs.py"] = emit_stubs(scenario, source, __version__)
     global_costs = {t.name: t.cost for t in scenario.tools if t.cost is not None}
     graphs = [
-        graph_json(tr, tuple(d for d, _ in tasks[tr.task].given), tasks[tr.task].goals, dict(tasks[tr.task].costs) or global_costs)
+        graph_json(
+            tr,
+            tuple(d for d, _ in tasks[tr.task].given),
+            tasks[tr.task].goals,
+            dict(tasks[tr.task].costs) or global_costs,
+        )
         for tr in solved.truths
     ]
     files["graphs.jsonl"] = dumps_lines(graphs)
@@ -244,10 +269,14 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
         try:
             extra = entry.emit(solved)
         except Exception as e:  # noqa: BLE001 - the plugin is named in the error
-            raise ScnPluginError(f"emitter '{name}' (plugin '{entry.plugin}') failed: {type(e).__name__}: {e}") from e
+            raise ScnPluginError(
+                f"emitter '{name}' (plugin '{entry.plugin}') failed: {type(e).__name__}: {e}"
+            ) from e
         for rel, data in sorted(extra.items()):
             if rel in files or rel == "manifest.json":
-                raise ScnPluginError(f"emitter '{name}' (plugin '{entry.plugin}') tried to overwrite {rel}")
+                raise ScnPluginError(
+                    f"emitter '{name}' (plugin '{entry.plugin}') tried to overwrite {rel}"
+                )
             files[rel] = data
     counts = {
         "datatypes": len(scenario.datatypes),

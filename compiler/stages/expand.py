@@ -13,11 +13,29 @@ from typing import Any
 
 from attrs import define, field
 
-from compiler import builtins, model as m, solver
+from compiler import builtins
+from compiler import model as m
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnError, ScnSemanticError
-from compiler.evaluate import Env, EnumValue, Symbol, as_iterable, did_you_mean, evaluate, fail, kind_of, render
-from compiler.laws import DEFAULT_SEED_PARTS, compile_expr, distributions_from, law_def, law_functions, ops_to_data
+from compiler.evaluate import (
+    EnumValue,
+    Env,
+    Symbol,
+    as_iterable,
+    did_you_mean,
+    evaluate,
+    fail,
+    kind_of,
+    render,
+)
+from compiler.laws import (
+    DEFAULT_SEED_PARTS,
+    compile_expr,
+    distributions_from,
+    law_def,
+    law_functions,
+    ops_to_data,
+)
 from compiler.scenario import (
     BlockerDef,
     ConstraintDef,
@@ -64,7 +82,10 @@ def parse_override(p: m.Param, text: str) -> Any:
         if t == "float":
             return float(text)
     except ValueError:
-        raise ScnSemanticError(f"--set {p.name}={text}: expected {'a whole number' if t == 'int' else 'a number'}", span=p.span) from None
+        raise ScnSemanticError(
+            f"--set {p.name}={text}: expected {'a whole number' if t == 'int' else 'a number'}",
+            span=p.span,
+        ) from None
     if t == "bool":
         if text.lower() in ("true", "1", "yes"):
             return True
@@ -80,7 +101,9 @@ def _check_param_value(p: m.Param, value: Any, env: Env, origin: str) -> None:
     where = f"--set {p.name}={value}" if origin == "override" else f"default of '{p.name}'"
     if len(kind) > 1:
         if str(value) not in kind:
-            raise fail(f"{where}: must be one of {' | '.join(kind)}{did_you_mean(str(value), kind)}", span)
+            raise fail(
+                f"{where}: must be one of {' | '.join(kind)}{did_you_mean(str(value), kind)}", span
+            )
     else:
         t = kind[0]
         ok = {
@@ -105,7 +128,13 @@ def _bind_param(p: m.Param, env: Env, state: _State) -> None:
     if p.name in state.ctx.overrides:
         value = parse_override(p, state.ctx.overrides[p.name])
         origin = "override"
-    elif p.default is not None and len(p.type) > 1 and p.default.op == "name" and p.default.template is not None and p.default.template.text in p.type:
+    elif (
+        p.default is not None
+        and len(p.type) > 1
+        and p.default.op == "name"
+        and p.default.template is not None
+        and p.default.template.text in p.type
+    ):
         value = p.default.template.text
         origin = "default"
     elif p.default is not None:
@@ -114,12 +143,18 @@ def _bind_param(p: m.Param, env: Env, state: _State) -> None:
             value = float(value)
         origin = "default"
     else:
-        raise ScnSemanticError(f"parameter '{p.name}' has no default; give one or pass --set {p.name}=...", span=p.span)
+        raise ScnSemanticError(
+            f"parameter '{p.name}' has no default; give one or pass --set {p.name}=...", span=p.span
+        )
     if len(p.type) > 1 and isinstance(value, str):
         value = EnumValue(value, p.name, None)
     _check_param_value(p, value, env, origin)
     env.values[p.name] = value
-    state.params.append(ParamValue(p.name, " | ".join(p.type), str(value) if isinstance(value, EnumValue) else value))
+    state.params.append(
+        ParamValue(
+            p.name, " | ".join(p.type), str(value) if isinstance(value, EnumValue) else value
+        )
+    )
 
 
 def _enum(node: m.Enum, env: Env, state: _State) -> None:
@@ -156,17 +191,28 @@ def _datatype(node: m.Datatype, env: Env, state: _State) -> None:
     enum_name = None
     if vtype not in VALUE_TYPES:
         found, value = env.lookup(vtype)
-        if not found or not isinstance(value, list) or not all(isinstance(v, EnumValue) for v in value):
+        if (
+            not found
+            or not isinstance(value, list)
+            or not all(isinstance(v, EnumValue) for v in value)
+        ):
             hint = did_you_mean(vtype, list(VALUE_TYPES) + [e.name for e in state.enums])
-            raise fail(f"unknown value type '{vtype}'{hint}; use handle, string, number, timestamp, bool or an enum", node.span)
+            raise fail(
+                f"unknown value type '{vtype}'{hint}; use handle, string, number, timestamp, bool or an enum",
+                node.span,
+            )
         enum_name, vtype = vtype, "enum"
     if name in state.datatypes:
         first = state.datatypes[name].span
-        raise fail(f"datatype '{name}' is defined twice" + (f" (first at line {first.line})" if first else ""), node.span)
+        raise fail(
+            f"datatype '{name}' is defined twice"
+            + (f" (first at line {first.line})" if first else ""),
+            node.span,
+        )
     fmt = attrs.get("format")
     if fmt is not None:
         if fmt.values[0].op != "str" or fmt.values[0].template is None:
-            raise fail("format is a string template such as \"<Order{n:05}>\"", fmt.span)
+            raise fail('format is a string template such as "<Order{n:05}>"', fmt.span)
         state.formats[name] = (fmt.values[0].template, env)
     state.datatypes[name] = DatatypeDef(
         name=name,
@@ -176,7 +222,9 @@ def _datatype(node: m.Datatype, env: Env, state: _State) -> None:
         description=_strings(attrs.get("describe"), env)[0] if "describe" in attrs else "",
         aliases=_strings(attrs.get("aliases"), env),
         examples=_strings(attrs.get("example"), env),
-        format=fmt.values[0].template.raw if fmt is not None and fmt.values[0].op == "str" and fmt.values[0].template else None,
+        format=fmt.values[0].template.raw
+        if fmt is not None and fmt.values[0].op == "str" and fmt.values[0].template
+        else None,
         entity=_strings(attrs.get("entity"), env)[0] if "entity" in attrs else None,
         span=node.span,
     )
@@ -219,7 +267,9 @@ def _item(item: m.Item, env: Env, state: _State, tools: ToolBuilder) -> None:
     elif isinstance(item, m.IfBlock):
         cond = evaluate(item.condition, env)
         if not isinstance(cond, bool):
-            raise fail(f"an if condition must be true or false, got {kind_of(cond)}", item.condition.span)
+            raise fail(
+                f"an if condition must be true or false, got {kind_of(cond)}", item.condition.span
+            )
         _walk(item.then if cond else item.otherwise, env.child(), state, tools)
 
 
@@ -249,7 +299,9 @@ def _build_tools(state: _State, tools: ToolBuilder) -> None:
         for p in tool.params if tool.kind == "atomic" else ():
             if p.datatype not in state.datatypes and p.datatype not in tools.implicit:
                 hint = did_you_mean(p.datatype, list(state.datatypes) + list(tools.implicit))
-                state.errors.error(f"tool '{tool.name}' takes undefined datatype '{p.datatype}'{hint}", tool.span)
+                state.errors.error(
+                    f"tool '{tool.name}' takes undefined datatype '{p.datatype}'{hint}", tool.span
+                )
     for name, span in tools.implicit.items():
         if name not in state.datatypes:
             state.datatypes[name] = DatatypeDef(name=name, value_type="handle", span=span)
@@ -284,7 +336,9 @@ def _blocker(node: m.Blocker, env: Env) -> BlockerDef:
         v = a.values[0]
         if v.op == "call":
             return v.args[0].template.text if v.args[0].template is not None else default
-        return v.template.text if v.template is not None and v.op == "name" else str(evaluate(v, env))
+        return (
+            v.template.text if v.template is not None and v.op == "name" else str(evaluate(v, env))
+        )
 
     effect_args: tuple[str, ...] = ()
     effect = attrs.get("effect")
@@ -323,7 +377,9 @@ def _blocker(node: m.Blocker, env: Env) -> BlockerDef:
 def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     attrs = {a.key: a for a in node.attrs}
     kind_attr = attrs["kind"].values[0]
-    kind = kind_attr.template.text if kind_attr.template is not None else str(evaluate(kind_attr, env))
+    kind = (
+        kind_attr.template.text if kind_attr.template is not None else str(evaluate(kind_attr, env))
+    )
     params = []
     for p in node.params:
         value = evaluate(p.default, env) if p.default is not None else None
@@ -332,13 +388,17 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     if entry is not None:
         declared = {name for name, _, _ in params}
         for needed in sorted(set(entry.params) - declared):
-            raise fail(f"constraint '{node.name}' of kind '{kind}' needs a parameter '{needed}'", node.span)
+            raise fail(
+                f"constraint '{node.name}' of kind '{kind}' needs a parameter '{needed}'", node.span
+            )
     scope = attrs.get("scope")
     return ConstraintDef(
         name=node.name,
         kind=kind,
         dimension=_strings(attrs.get("dimension"), env)[0] if "dimension" in attrs else "",
-        scope=scope.values[0].template.text if scope is not None and scope.values[0].template else "final",
+        scope=scope.values[0].template.text
+        if scope is not None and scope.values[0].template
+        else "final",
         params=tuple(params),
         message=_strings(attrs.get("message"), env)[0] if "message" in attrs else "",
         gated_on=_strings(attrs.get("gated_on"), env),
@@ -362,7 +422,9 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
     env = base_env(ctx)
     declared = {i.name for i in program.items if isinstance(i, m.Param)}
     for name in sorted(set(ctx.overrides) - declared):
-        state.errors.error(f"--set {name}: no such parameter{did_you_mean(name, declared)}; parameters: {', '.join(sorted(declared)) or 'none'}")
+        state.errors.error(
+            f"--set {name}: no such parameter{did_you_mean(name, declared)}; parameters: {', '.join(sorted(declared)) or 'none'}"
+        )
     tools = ToolBuilder(ctx.seed, state.datatypes, errors=state.errors)
     _walk(program.items, env, state, tools)
     _build_tools(state, tools)
@@ -386,7 +448,17 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
     symbols.update({t.name: Symbol(t.name) for t in tools.tools})
     symbols.update({t.group: Symbol(t.group) for t in tools.tools if t.group})
     enum_members = {e.name: list(e.members) for e in state.enums}
-    tasks = TaskBuilder(ctx, state.datatypes, tools.tools, compiled, state.errors, symbols, state.formats, dict(state.seeds), enum_members)
+    tasks = TaskBuilder(
+        ctx,
+        state.datatypes,
+        tools.tools,
+        compiled,
+        state.errors,
+        symbols,
+        state.formats,
+        dict(state.seeds),
+        enum_members,
+    )
     for bnode, benv in state.backends:
         tasks.backend(bnode, benv)
     for tnode, tenv in state.tasks:

@@ -15,10 +15,22 @@ from typing import Any
 
 import attrs
 
-from compiler import builtins, model as m, solver
+from compiler import builtins, solver
+from compiler import model as m
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
-from compiler.evaluate import Env, Record, Symbol, as_int, as_iterable, did_you_mean, evaluate, fail, kind_of, render
+from compiler.evaluate import (
+    Env,
+    Record,
+    Symbol,
+    as_int,
+    as_iterable,
+    did_you_mean,
+    evaluate,
+    fail,
+    kind_of,
+    render,
+)
 from compiler.laws import DEFAULT_SEED_PARTS, draw, seeded_rng
 from compiler.scenario import DatatypeDef, RecordDef, Subtask, TaskDef, ToolDef
 
@@ -102,7 +114,11 @@ class TaskBuilder:
             elif a.key == "pool":
                 if len(a.values) != 2:
                     raise fail("pool takes an entity and a size: `pool User, 25`", a.span)
-                entity = a.values[0].template.text if a.values[0].op == "name" and a.values[0].template else str(evaluate(a.values[0], env))
+                entity = (
+                    a.values[0].template.text
+                    if a.values[0].op == "name" and a.values[0].template
+                    else str(evaluate(a.values[0], env))
+                )
                 pools[entity] = as_int(evaluate(a.values[1], env), a.values[1].span)
         for i in range(1, count + 1):
             picks: dict[str, int] = {}
@@ -111,7 +127,10 @@ class TaskBuilder:
                 dt = self.datatypes[name]
                 if dt.entity and dt.entity in pools:
                     if dt.entity not in picks:
-                        rng = seeded_rng(("global", "record", "entity"), {"global": self.ctx.seed, "record": i, "entity": dt.entity})
+                        rng = seeded_rng(
+                            ("global", "record", "entity"),
+                            {"global": self.ctx.seed, "record": i, "entity": dt.entity},
+                        )
                         picks[dt.entity] = rng.randrange(pools[dt.entity]) + 1
                     n = picks[dt.entity]
                 else:
@@ -132,7 +151,9 @@ class TaskBuilder:
             else:
                 items = list(value) if isinstance(value, (list, tuple)) else None
                 if items is None or len(items) != len(first.vars):
-                    raise fail(f"cannot unpack {kind_of(value)} into {len(first.vars)} names", first.span)
+                    raise fail(
+                        f"cannot unpack {kind_of(value)} into {len(first.vars)} names", first.span
+                    )
                 scope = env.child(dict(zip(first.vars, items)))
             yield from self.bindings(rest, scope)
 
@@ -144,7 +165,10 @@ class TaskBuilder:
         if dt.value_type == "enum":
             members = self.enum_members.get(dt.enum or "", [])
             if members and value not in members:
-                raise fail(f"'{value}' is not a member of enum {dt.enum}, the type of {name}{did_you_mean(value, members)}", span)
+                raise fail(
+                    f"'{value}' is not a member of enum {dt.enum}, the type of {name}{did_you_mean(value, members)}",
+                    span,
+                )
         elif dt.value_type == "number":
             try:
                 float(value)
@@ -171,12 +195,17 @@ class TaskBuilder:
             elif name in self.by_name:
                 out.append(name)
             else:
-                raise fail(f"'{name}' is neither a tool nor a group of tools{did_you_mean(name, list(self.groups) + list(self.by_name))}", span)
+                raise fail(
+                    f"'{name}' is neither a tool nor a group of tools{did_you_mean(name, list(self.groups) + list(self.by_name))}",
+                    span,
+                )
         seen: set[str] = set()
         return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
 
     def generator_functions(self) -> dict[str, Any]:
-        gctx = builtins.GeneratorContext(self.ctx.seed, self.solver_tools, tuple(sorted(self.datatypes)))
+        gctx = builtins.GeneratorContext(
+            self.ctx.seed, self.solver_tools, tuple(sorted(self.datatypes))
+        )
         out = {}
         for name, entry in getattr(self.ctx.registry, "generators", {}).items():
             out[name] = _bind_generator(name, entry.fn, entry.plugin, gctx)
@@ -184,7 +213,14 @@ class TaskBuilder:
 
     def generate(self, node: m.Tasks, env: Env) -> None:
         """Expand one `tasks` block into tasks (and per-task records without a backend)."""
-        scope0 = Env({}, env, {**env.functions, **self.generator_functions()}, env.distributions, None, self.symbols)
+        scope0 = Env(
+            {},
+            env,
+            {**env.functions, **self.generator_functions()},
+            env.distributions,
+            None,
+            self.symbols,
+        )
         clauses = [x for x in node.body if isinstance(x, m.Generator)]
         givens = [x for x in node.body if isinstance(x, m.Given)]
         attrs_: dict[str, list[m.Attr]] = {}
@@ -200,7 +236,10 @@ class TaskBuilder:
                 self.errors.extend(e.diagnostics)
                 return
         if made == 0:
-            self.errors.error(f"tasks '{node.name}' makes no task (check its `for` clauses and `where`)", node.span)
+            self.errors.error(
+                f"tasks '{node.name}' makes no task (check its `for` clauses and `where`)",
+                node.span,
+            )
 
     def one(self, attrs_: dict[str, list[m.Attr]], key: str, scope: Env) -> Any:
         found = attrs_.get(key)
@@ -208,11 +247,21 @@ class TaskBuilder:
             return None
         return evaluate(found[0].values[0], scope)
 
-    def task(self, node: m.Tasks, scope: Env, givens: list[m.Given], attrs_: dict[str, list[m.Attr]], index: int) -> bool:
+    def task(
+        self,
+        node: m.Tasks,
+        scope: Env,
+        givens: list[m.Given],
+        attrs_: dict[str, list[m.Attr]],
+        index: int,
+    ) -> bool:
         where = self.one(attrs_, "where", scope)
         if where is not None:
             if not isinstance(where, bool):
-                raise fail(f"where must be true or false, got {kind_of(where)}", attrs_["where"][0].values[0].span)
+                raise fail(
+                    f"where must be true or false, got {kind_of(where)}",
+                    attrs_["where"][0].values[0].span,
+                )
             if not where:
                 return False
         task_id = str(self.one(attrs_, "id", scope) or f"{node.name}_{index:05d}")
@@ -227,34 +276,60 @@ class TaskBuilder:
                         continue
                 (name,) = self.datatype_names(render(item.datatype, scope), item.datatype.span)
                 given[name] = str(evaluate(item.value, scope)) if item.value is not None else None
-                self.check_value(name, given[name], item.value.span if item.value is not None else item.span)
+                self.check_value(
+                    name, given[name], item.value.span if item.value is not None else item.span
+                )
         inputs = self.one(attrs_, "inputs", scope)
         if inputs is not None:
             for name in self.datatype_names(inputs, attrs_["inputs"][0].span):
                 given.setdefault(name, None)
         goal_value = self.one(attrs_, "goal", scope)
-        goals = self.datatype_names(goal_value, attrs_["goal"][0].span) if goal_value is not None else []
+        goals = (
+            self.datatype_names(goal_value, attrs_["goal"][0].span)
+            if goal_value is not None
+            else []
+        )
         subtasks: list[Subtask] = []
         sub_value = self.one(attrs_, "subtasks", scope)
         if sub_value is not None:
             for rec in as_iterable(sub_value, attrs_["subtasks"][0].span):
                 if not isinstance(rec, Record):
-                    raise fail("subtasks is a list of records with id, tool, output, depends_on", attrs_["subtasks"][0].span)
-                subtasks.append(Subtask(str(rec.get("id")), str(rec.get("tool")), str(rec.get("output")), tuple(str(d) for d in rec.get("depends_on"))))
+                    raise fail(
+                        "subtasks is a list of records with id, tool, output, depends_on",
+                        attrs_["subtasks"][0].span,
+                    )
+                subtasks.append(
+                    Subtask(
+                        str(rec.get("id")),
+                        str(rec.get("tool")),
+                        str(rec.get("output")),
+                        tuple(str(d) for d in rec.get("depends_on")),
+                    )
+                )
             if not goals:
                 goals = sorted({s.output for s in subtasks})
         if not goals:
             raise fail(f"task '{task_id}' has no goal", node.span)
         tools_value = self.one(attrs_, "tools", scope)
-        visible = self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
+        visible = (
+            self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
+        )
         truth_attr = attrs_.get("truth")
-        truth = truth_attr[0].values[0].template.text if truth_attr and truth_attr[0].values[0].template else ("dag" if subtasks else "min_cost")
+        truth = (
+            truth_attr[0].values[0].template.text
+            if truth_attr and truth_attr[0].values[0].template
+            else ("dag" if subtasks else "min_cost")
+        )
         self._task_index += 1
         record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)
         scope = scope.child({"values": Record.of(given_values)})
         query = str(self.one(attrs_, "query", scope))
         split = self.one(attrs_, "split", scope)
-        info = tuple((str(evaluate(a.values[0], scope)), _plain(evaluate(a.values[1], scope))) for a in attrs_.get("info", []) if len(a.values) == 2)
+        info = tuple(
+            (str(evaluate(a.values[0], scope)), _plain(evaluate(a.values[1], scope)))
+            for a in attrs_.get("info", [])
+            if len(a.values) == 2
+        )
         costs = self.task_costs(task_id, visible) if self.per_task_cost else ()
         self.tasks.append(
             TaskDef(
@@ -288,7 +363,10 @@ class TaskBuilder:
         if self.shared_backend:
             chosen = self.one(attrs_, "record", scope)
             if chosen is None:
-                rng = seeded_rng(("global", "record", "task"), {"global": self.ctx.seed, "record": "record", "task": task_id})
+                rng = seeded_rng(
+                    ("global", "record", "task"),
+                    {"global": self.ctx.seed, "record": "record", "task": task_id},
+                )
                 record = self.records[rng.randrange(len(self.records))]
             else:
                 matches = [r for r in self.records if r.id == str(chosen)]
@@ -296,7 +374,9 @@ class TaskBuilder:
                     raise fail(f"no backend record '{chosen}'", attrs_["record"][0].span)
                 record = matches[0]
             values = dict(record.values)
-            return record.id, {d: (v if v is not None else values.get(d, "")) for d, v in given.items()}
+            return record.id, {
+                d: (v if v is not None else values.get(d, "")) for d, v in given.items()
+            }
         tools = self.solver_tools
         if visible:
             names = set(visible)
@@ -326,7 +406,14 @@ class TaskBuilder:
                 value = round(sum(parts), 2) if parts else (tool.cost or 0.0)
             else:
                 law, ops, seed_parts, span = entry
-                value = draw(law, ops, seed_parts, {**facts, "tool": tool.name, "quantity": "cost"}, parts, span)
+                value = draw(
+                    law,
+                    ops,
+                    seed_parts,
+                    {**facts, "tool": tool.name, "quantity": "cost"},
+                    parts,
+                    span,
+                )
         cache[tool.name] = value
         return value
 
@@ -338,7 +425,14 @@ class TaskBuilder:
             return tool.latency_ms
         law, ops, seed_parts, span = entry
         parts = [self.latency_of(self.by_name[c]) or 0.0 for c in tool.components]
-        return draw(law, ops, seed_parts, {"global": self.ctx.seed, "tool": tool.name, "quantity": "latency", "task": ""}, parts, span)
+        return draw(
+            law,
+            ops,
+            seed_parts,
+            {"global": self.ctx.seed, "tool": tool.name, "quantity": "latency", "task": ""},
+            parts,
+            span,
+        )
 
     def task_costs(self, task_id: str, visible: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
         cache: dict[str, float] = {}
@@ -377,7 +471,9 @@ def _bind_generator(name: str, fn: Any, plugin: str, gctx: Any) -> Any:
         except (ValueError, TypeError, KeyError, IndexError) as e:
             raise ScnSemanticError(f"{name}(): {e}") from None
         except Exception as e:  # noqa: BLE001 - a plugin's generator must never crash the compiler
-            raise ScnPluginError(f"task generator '{name}' of plugin '{plugin}' raised {type(e).__name__}: {e}") from None
+            raise ScnPluginError(
+                f"task generator '{name}' of plugin '{plugin}' raised {type(e).__name__}: {e}"
+            ) from None
 
     return run
 

@@ -14,9 +14,9 @@ from typing import Any
 from attrs import define, field
 
 from compiler import model as m
+from compiler.builtins import fit
 from compiler.diagnostics import Collector, ScnSemanticError
 from compiler.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail, render
-from compiler.builtins import fit
 from compiler.laws import seeded_rng
 from compiler.scenario import DatatypeDef, ToolDef, ToolParam
 
@@ -55,7 +55,9 @@ class ToolBuilder:
             return v.template.text
         return str(evaluate(v, env))
 
-    def law_ref(self, attrs: tuple[m.Attr, ...], key: str, env: Env, laws: set[str], default: str | None) -> tuple[str | None, float | None]:
+    def law_ref(
+        self, attrs: tuple[m.Attr, ...], key: str, env: Env, laws: set[str], default: str | None
+    ) -> tuple[str | None, float | None]:
         """Return (law name, constant) for a `cost`/`latency` attribute."""
         a = self.attr(attrs, key)
         if a is None:
@@ -67,10 +69,16 @@ class ToolBuilder:
                 return name, None
             if not env.lookup(name)[0]:
                 known = ", ".join(sorted(laws)) or "none defined"
-                raise fail(f"unknown {key} law '{name}'{did_you_mean(name, laws)}; {key} laws: {known}", v.span)
+                raise fail(
+                    f"unknown {key} law '{name}'{did_you_mean(name, laws)}; {key} laws: {known}",
+                    v.span,
+                )
         value = evaluate(v, env)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise fail(f"{key} is a law name ({', '.join(sorted(laws)) or 'none defined'}) or a number", v.span)
+            raise fail(
+                f"{key} is a law name ({', '.join(sorted(laws)) or 'none defined'}) or a number",
+                v.span,
+            )
         return None, float(value)
 
     def arg_params(self, args: tuple[m.Arg, ...], env: Env) -> tuple[ToolParam, ...]:
@@ -100,8 +108,12 @@ class ToolBuilder:
     # ------------------------------------------------------------ single tools
     def single(self, node: m.Tool, env: Env, ctx: GroupContext) -> ToolDef:
         name = render(node.name, env)
-        cost_law, cost = self.law_ref(node.attrs, "cost", env, ctx.cost_laws, ctx.cost_default or "atomic")
-        latency_law, latency = self.law_ref(node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default)
+        cost_law, cost = self.law_ref(
+            node.attrs, "cost", env, ctx.cost_laws, ctx.cost_default or "atomic"
+        )
+        latency_law, latency = self.law_ref(
+            node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default
+        )
         return self.add(
             ToolDef(
                 name=name,
@@ -158,13 +170,17 @@ class ToolBuilder:
                     cur.span,
                 )
 
-    def composites(self, node: m.Composite, env: Env, stages: list[ToolDef], group: str, ctx: GroupContext) -> None:
+    def composites(
+        self, node: m.Composite, env: Env, stages: list[ToolDef], group: str, ctx: GroupContext
+    ) -> None:
         lengths = as_iterable(evaluate(node.spans, env), node.spans.span)
         for k in lengths:
             if not isinstance(k, int) or k < 2:
                 raise fail(f"composite span lengths start at 2 (got {k})", node.spans.span)
         cost_law, cost = self.law_ref(node.attrs, "cost", env, ctx.cost_laws, "composite")
-        latency_law, latency = self.law_ref(node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default)
+        latency_law, latency = self.law_ref(
+            node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default
+        )
         for k in sorted(set(lengths)):
             if k > len(stages):
                 continue
@@ -190,9 +206,14 @@ class ToolBuilder:
                         "chain": group,
                     }
                 )
-                name = self.text(node.attrs, "name", scope, f"{group}_Steps_{start + 1}_to_{start + k}")
+                name = self.text(
+                    node.attrs, "name", scope, f"{group}_Steps_{start + 1}_to_{start + k}"
+                )
                 describe = self.text(
-                    node.attrs, "describe", scope, "Runs " + ", then ".join(s.name for s in span) + " as one call."
+                    node.attrs,
+                    "describe",
+                    scope,
+                    "Runs " + ", then ".join(s.name for s in span) + " as one call.",
                 )
                 self.add(
                     ToolDef(
@@ -236,17 +257,24 @@ class ToolBuilder:
     def datatype_view(self, name: str, key: str, span: Any) -> DatatypeView:
         dt = self.datatypes.get(name)
         aliases = dt.aliases if dt is not None and dt.aliases else (name.replace("_", " "),)
-        rng = seeded_rng(("global", "alias", "tool", "datatype"), {"global": self.seed, "alias": "alias", "tool": key, "datatype": name})
+        rng = seeded_rng(
+            ("global", "alias", "tool", "datatype"),
+            {"global": self.seed, "alias": "alias", "tool": key, "datatype": name},
+        )
         alias = aliases[rng.randrange(len(aliases))]
         return DatatypeView(name, alias, aliases, dt.description if dt is not None else "")
 
-    def signature(self, node: m.Signature, toolset: m.Toolset, env: Env, ctx: GroupContext, group: str) -> ToolDef:
+    def signature(
+        self, node: m.Signature, toolset: m.Toolset, env: Env, ctx: GroupContext, group: str
+    ) -> ToolDef:
         inputs = [render(t, env) for t in node.inputs]
         output = render(node.output, env)
         key = f"{group}:{','.join(inputs)}->{output}"
         views = [self.datatype_view(n, key, node.span) for n in inputs]
         out_view = self.datatype_view(output, key, node.span)
-        rng = seeded_rng(("global", "variant", "tool"), {"global": self.seed, "variant": "variant", "tool": key})
+        rng = seeded_rng(
+            ("global", "variant", "tool"), {"global": self.seed, "variant": "variant", "tool": key}
+        )
         scope = env.child({"ins": views, "out": out_view}, rng=rng)
         variant_attr = self.attr(node.attrs, "variant") or self.attr(toolset.attrs, "variant")
         variant = str(evaluate(variant_attr.values[0], scope)) if variant_attr is not None else ""
@@ -259,14 +287,26 @@ class ToolBuilder:
         arg_attr = self.attr(toolset.attrs, "argument")
         params = []
         for view in views:
-            pname = str(evaluate(arg_attr.values[0], scope.child({"dt": view}))) if arg_attr is not None else view.name
+            pname = (
+                str(evaluate(arg_attr.values[0], scope.child({"dt": view})))
+                if arg_attr is not None
+                else view.name
+            )
             params.append(ToolParam(pname, view.name))
         describe_attr = self.attr(node.attrs, "describe") or self.attr(toolset.attrs, "describe")
-        describe = str(evaluate(describe_attr.values[0], scope)) if describe_attr is not None else ""
+        describe = (
+            str(evaluate(describe_attr.values[0], scope)) if describe_attr is not None else ""
+        )
         internal_attr = self.attr(node.attrs, "internal") or self.attr(toolset.attrs, "internal")
-        internal = str(evaluate(internal_attr.values[0], scope)) if internal_attr is not None else None
-        cost_law, cost = self.law_ref(node.attrs, "cost", env, ctx.cost_laws, ctx.cost_default or "atomic")
-        latency_law, latency = self.law_ref(node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default)
+        internal = (
+            str(evaluate(internal_attr.values[0], scope)) if internal_attr is not None else None
+        )
+        cost_law, cost = self.law_ref(
+            node.attrs, "cost", env, ctx.cost_laws, ctx.cost_default or "atomic"
+        )
+        latency_law, latency = self.law_ref(
+            node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default
+        )
         return self.add(
             ToolDef(
                 name=name,
@@ -299,9 +339,14 @@ class ToolBuilder:
         kind = self.word(node.attrs, "kind", env, "noisy")
         if kind not in ("noisy", "blocker"):
             a = self.attr(node.attrs, "kind")
-            raise fail(f"a sibling's kind is noisy or blocker, not '{kind}'", a.span if a else node.span)
+            raise fail(
+                f"a sibling's kind is noisy or blocker, not '{kind}'", a.span if a else node.span
+            )
         for base in [b for b in bases if b.kind == "atomic"]:
-            rng = seeded_rng(("global", "sibling", "tool"), {"global": self.seed, "sibling": node.name, "tool": base.name})
+            rng = seeded_rng(
+                ("global", "sibling", "tool"),
+                {"global": self.seed, "sibling": node.name, "tool": base.name},
+            )
             view = ToolView(base)
             scope = env.child({"base": view, "sibling": node.name}, rng=rng)
             suffix = self.text(node.attrs, "suffix", scope, f"_{node.name}")
@@ -311,13 +356,25 @@ class ToolBuilder:
             params = base.params
             if arg_attr is not None:
                 params = tuple(
-                    ToolParam(str(evaluate(arg_attr.values[0], scope.child({"dt": self.datatype_view(p.datatype, name, node.span)}))), p.datatype)
+                    ToolParam(
+                        str(
+                            evaluate(
+                                arg_attr.values[0],
+                                scope.child(
+                                    {"dt": self.datatype_view(p.datatype, name, node.span)}
+                                ),
+                            )
+                        ),
+                        p.datatype,
+                    )
                     for p in base.params
                 )
             success_attr = self.attr(node.attrs, "success")
             success = evaluate(success_attr.values[0], scope) if success_attr is not None else True
             if not isinstance(success, bool):
-                raise fail("success is true or false", success_attr.span if success_attr else node.span)
+                raise fail(
+                    "success is true or false", success_attr.span if success_attr else node.span
+                )
             tool = ToolDef(
                 name=name,
                 params=params,
@@ -354,9 +411,18 @@ class GroupContext:
     latency_default: str | None = None
     latency_constant: float | None = None
 
-    def inherit(self, builder: ToolBuilder, attrs: tuple[m.Attr, ...], env: Env, group: str, server: str | None = None) -> GroupContext:
+    def inherit(
+        self,
+        builder: ToolBuilder,
+        attrs: tuple[m.Attr, ...],
+        env: Env,
+        group: str,
+        server: str | None = None,
+    ) -> GroupContext:
         cost_law, cost = builder.law_ref(attrs, "cost", env, self.cost_laws, self.cost_default)
-        latency_law, latency = builder.law_ref(attrs, "latency", env, self.latency_laws, self.latency_default)
+        latency_law, latency = builder.law_ref(
+            attrs, "latency", env, self.latency_laws, self.latency_default
+        )
         return GroupContext(
             self.cost_laws,
             self.latency_laws,
@@ -381,7 +447,9 @@ class DatatypeView:
     def scn_attribute(self, key: str, span: Any) -> Any:
         if key in ("name", "alias", "aliases", "description"):
             return getattr(self, key)
-        raise fail(f"a datatype has no attribute '{key}' (it has name, alias, aliases, description)", span)
+        raise fail(
+            f"a datatype has no attribute '{key}' (it has name, alias, aliases, description)", span
+        )
 
     def __str__(self) -> str:
         return self.name

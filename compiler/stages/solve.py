@@ -30,11 +30,14 @@ def _task_tools(task: TaskDef, tools: list[ToolDef], by_name: dict[str, ToolDef]
 def _costed(task: TaskDef, tools: list[ToolDef]) -> tuple[solver.Tool, ...]:
     costs = dict(task.costs)
     return tuple(
-        solver.Tool(t.name, t.inputs, frozenset(t.outputs), costs.get(t.name, t.cost or 0.0)) for t in tools
+        solver.Tool(t.name, t.inputs, frozenset(t.outputs), costs.get(t.name, t.cost or 0.0))
+        for t in tools
     )
 
 
-def _edges(paths: Iterable[tuple[str, ...]], start: frozenset[str], by_name: dict[str, ToolDef]) -> tuple[tuple[str, str, str], ...]:
+def _edges(
+    paths: Iterable[tuple[str, ...]], start: frozenset[str], by_name: dict[str, ToolDef]
+) -> tuple[tuple[str, str, str], ...]:
     """Return the state-graph edges the given paths walk: (state, tool, next state)."""
     out: set[tuple[str, str, str]] = set()
     for path in paths:
@@ -86,12 +89,18 @@ def solve_task(
     goals = frozenset(task.goals)
     answer = tuple((g, values.get(g, "")) for g in task.goals)
     if goals <= start:
-        errors.error(f"task '{task.id}' is solved before any call: its goal is already given", task.span)
+        errors.error(
+            f"task '{task.id}' is solved before any call: its goal is already given", task.span
+        )
         return GroundTruth(task.id, False)
     truth = GroundTruth(task.id, True, answer=answer)
     need_sets = task.truth == "minimal_sets" or bool(bans)
     sets: tuple[frozenset[str], ...] = ()
-    key = (tuple(sorted((t.name, tuple(sorted(t.inputs)), tuple(sorted(t.outputs))) for t in costed)), start, goals)
+    key = (
+        tuple(sorted((t.name, tuple(sorted(t.inputs)), tuple(sorted(t.outputs))) for t in costed)),
+        start,
+        goals,
+    )
     if need_sets:
         if key not in cache:
             found = solver.minimal_tool_sets(costed, start, goals, limit=MINIMAL_SET_LIMIT)
@@ -99,13 +108,20 @@ def solve_task(
         sets, _shortest = cache[key]
     graph_key = ("graph", key)
     if graph_key not in cache:
-        cache[graph_key] = sets[:GRAPH_SET_LIMIT] if need_sets else solver.minimal_tool_sets(costed, start, goals, limit=GRAPH_SET_LIMIT)  # type: ignore[assignment]
+        cache[graph_key] = (
+            sets[:GRAPH_SET_LIMIT]
+            if need_sets
+            else solver.minimal_tool_sets(costed, start, goals, limit=GRAPH_SET_LIMIT)
+        )  # type: ignore[assignment]
     graph_sets = cache[graph_key]  # type: ignore[assignment]
     if task.truth == "dag":
         return _solve_dag(task, truth, by_name, start, errors)
     if task.truth == "minimal_sets":
         if not sets:
-            errors.error(f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'}", task.span)
+            errors.error(
+                f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'}",
+                task.span,
+            )
             return GroundTruth(task.id, False)
         by_tool = {t.name: t for t in costed}
         smallest, path = None, ()
@@ -115,25 +131,49 @@ def solve_task(
                 smallest, path = candidate, orders[0]
                 break
         if smallest is None:
-            errors.error(f"task '{task.id}': no minimal tool set has a legal order (a solver bug)", task.span)
+            errors.error(
+                f"task '{task.id}': no minimal tool set has a legal order (a solver bug)", task.span
+            )
             return GroundTruth(task.id, False)
         cost = round(sum(t.cost for t in costed if t.name in smallest), 6)
         truth = GroundTruth(
-            task.id, True, path=path, cost=cost, calls=len(path),
-            minimal_sets=tuple(tuple(sorted(s)) for s in sets), shortest=len(smallest),
-            answer=answer, edges=_edges([path], start, by_name),
+            task.id,
+            True,
+            path=path,
+            cost=cost,
+            calls=len(path),
+            minimal_sets=tuple(tuple(sorted(s)) for s in sets),
+            shortest=len(smallest),
+            answer=answer,
+            edges=_edges([path], start, by_name),
         )
     else:
         solution = solver.solve_min_cost(costed, start, goals, limit=OPTIMAL_LIMIT)
         if solution.best is None:
-            errors.error(f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'} with its tools", task.span)
+            errors.error(
+                f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'} with its tools",
+                task.span,
+            )
             return GroundTruth(task.id, False)
         optimal = tuple(p.tools for p in solution.optimal)
         truth = GroundTruth(
-            task.id, True, path=solution.best.tools, cost=solution.best.cost, calls=len(solution.best.tools),
-            optimal=optimal, optimal_truncated=solution.truncated,
-            minimal_sets=tuple(tuple(sorted(s)) for s in sets) if task.truth == "minimal_sets" else (),
-            answer=answer, edges=tuple(sorted(set(_edges(optimal, start, by_name)) | set(_solution_graph(graph_sets, costed, start, goals, by_name)))),
+            task.id,
+            True,
+            path=solution.best.tools,
+            cost=solution.best.cost,
+            calls=len(solution.best.tools),
+            optimal=optimal,
+            optimal_truncated=solution.truncated,
+            minimal_sets=tuple(tuple(sorted(s)) for s in sets)
+            if task.truth == "minimal_sets"
+            else (),
+            answer=answer,
+            edges=tuple(
+                sorted(
+                    set(_edges(optimal, start, by_name))
+                    | set(_solution_graph(graph_sets, costed, start, goals, by_name))
+                )
+            ),
         )
     margin = None
     for blocker in bans:
@@ -159,7 +199,13 @@ def _fields(truth: GroundTruth) -> dict[str, object]:
     return attrs.asdict(truth, recurse=False)
 
 
-def _solve_dag(task: TaskDef, truth: GroundTruth, by_name: dict[str, ToolDef], start: frozenset[str], errors: Collector) -> GroundTruth:
+def _solve_dag(
+    task: TaskDef,
+    truth: GroundTruth,
+    by_name: dict[str, ToolDef],
+    start: frozenset[str],
+    errors: Collector,
+) -> GroundTruth:
     nodes = [s.id for s in task.subtasks]
     by_tool = {s.tool: s.id for s in task.subtasks}
     deps = {s.id: [by_tool[d] for d in s.depends_on if d in by_tool] for s in task.subtasks}
@@ -177,15 +223,24 @@ def _solve_dag(task: TaskDef, truth: GroundTruth, by_name: dict[str, ToolDef], s
         for n in layer:
             missing = by_name[tool_of[n]].inputs - held
             if missing:
-                errors.error(f"task '{task.id}': subtask {n} ({tool_of[n]}) needs {', '.join(sorted(missing))}, which nothing before it provides", task.span)
+                errors.error(
+                    f"task '{task.id}': subtask {n} ({tool_of[n]}) needs {', '.join(sorted(missing))}, which nothing before it provides",
+                    task.span,
+                )
                 return GroundTruth(task.id, False)
         for n in layer:
             held |= set(by_name[tool_of[n]].outputs)
     return GroundTruth(
-        task.id, True, path=path, calls=len(path), cost=round(sum(by_name[t].cost or 0.0 for t in path), 6),
+        task.id,
+        True,
+        path=path,
+        calls=len(path),
+        cost=round(sum(by_name[t].cost or 0.0 for t in path), 6),
         layers=tuple(tuple(tool_of[n] for n in layer) for layer in layers),
-        critical_path=tuple(tool_of[n] for n in critical), critical_latency_ms=latency,
-        answer=truth.answer, edges=_edges([path], start, by_name),
+        critical_path=tuple(tool_of[n] for n in critical),
+        critical_latency_ms=latency,
+        answer=truth.answer,
+        edges=_edges([path], start, by_name),
     )
 
 
@@ -204,7 +259,9 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
     cache: dict[object, tuple[tuple[frozenset[str], ...], int | None]] = {}
     truths = []
     for task in scenario.tasks:
-        truths.append(solve_task(task, tools, by_name, records.get(task.record, {}), bans, cache, errors))
+        truths.append(
+            solve_task(task, tools, by_name, records.get(task.record, {}), bans, cache, errors)
+        )
         if len(errors.items) > 200:
             break
     errors.raise_if_errors(ScnSemanticError)

@@ -32,7 +32,9 @@ def load_stubs(folder: Path, name: str = "scn_bundle_stubs") -> ModuleType:
     return module
 
 
-def replay(path: list[str], given: dict[str, str], tools: dict[str, Any], stubs: ModuleType, backend: Any) -> tuple[dict[str, str], str | None]:
+def replay(
+    path: list[str], given: dict[str, str], tools: dict[str, Any], stubs: ModuleType, backend: Any
+) -> tuple[dict[str, str], str | None]:
     """Run `path` from `given`; return the values held and the first failure, if any."""
     held = dict(given)
     for step, name in enumerate(path, start=1):
@@ -67,7 +69,9 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     for task in bundle.jsonl("tasks.jsonl"):
         goals = task["goals"]
         if all(g in task["given"] for g in goals):
-            errors.error(f"task '{task['id']}' passes with no calls: its goals are given", code="verify")
+            errors.error(
+                f"task '{task['id']}' passes with no calls: its goals are given", code="verify"
+            )
             continue
         held, problem = replay(task["truth"]["path"], task["given"], tools, stubs, backend)
         if problem is None:
@@ -78,7 +82,9 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
             elif wrong:
                 problem = f"the path reaches {', '.join(wrong)} with a value other than the recorded answer"
         if problem is not None:
-            errors.error(f"task '{task['id']}': ground truth does not replay: {problem}", code="verify")
+            errors.error(
+                f"task '{task['id']}': ground truth does not replay: {problem}", code="verify"
+            )
         if len(errors.items) >= 100:
             break
     errors.raise_if_errors(ScnVerifyError)
