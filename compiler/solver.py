@@ -19,17 +19,19 @@ Design rules, and why:
   ``0.3`` and a tie-break decides, not float noise.
 * Everything iterated is sorted first, so results never depend on input order, set iteration
   order or ``PYTHONHASHSEED``: two compilations of the same file give the same answer key.
-* Only reachable states are explored, never the power set, and every search first narrows the
-  tool list to the tools that can matter for *this* task (their inputs are reachable and their
-  outputs are needed for the goal). A task in a graph of thousands of tools then costs about as
-  much as the handful of tools it actually involves. Internally states are bitmasks over the
-  datatypes of those tools.
+* Nothing is enumerated over the power set. Every search first narrows the tool graph to the
+  tools that can matter for *this* task (their inputs are reachable and their outputs are
+  needed for the goals), using an index of the graph that is built once and reused across
+  tasks, so a task in a graph of thousands of tools costs about as much as the handful of tools
+  it involves. Paths are then found backwards from the goals (A* over "what is still needed"),
+  which visits only states some useful path can pass through. Internally states are bitmasks
+  over the datatypes of the relevant tools.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import deque
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from math import isfinite
 
@@ -154,17 +156,50 @@ class _Task:
     costs: tuple[int, ...]
     start: int
     goal: int
+    needs: tuple[tuple[int, ...], ...]  #: per tool, the single bits of its inputs not in the start
+    gives: tuple[tuple[int, ...], ...]  #: per tool, the single bits of its outputs not in the start
 
 
-def _index_by_output(
-    tools: Iterable[Tool], banned: frozenset[str]
-) -> tuple[dict[str, int], dict[str, list[Tool]]]:
-    """Index tools by each datatype they produce, validating them on the way.
+@frozen
+class _GraphIndex:
+    """A validated tool graph, indexed so that a task only pays for the tools it touches."""
 
-    One linear pass is all a task pays for the tools that turn out to be irrelevant to it.
+    units: Mapping[str, int]  #: cost of each tool in integer units
+    by_output: Mapping[str, tuple[Tool, ...]]  #: the tools producing each datatype
+    by_input: Mapping[str, tuple[Tool, ...]]  #: the tools consuming each datatype
+    no_inputs: tuple[Tool, ...]  #: the tools callable from any state
 
-    Returns:
-        Each tool's cost in integer units (by name), and the allowed tools by output datatype.
+
+#: Recently built indexes: id of the tool collection -> (its contents then, index).
+_INDEX_CACHE: dict[int, tuple[tuple[Tool, ...], _GraphIndex]] = {}
+_INDEX_CACHE_SIZE = 8
+_INDEX_CACHE_LOCK = threading.Lock()
+
+
+def _graph_index(tools: Iterable[Tool]) -> _GraphIndex:
+    """Return the index of a tool graph, reusing the one built for the same collection.
+
+    A benchmark solves hundreds of tasks against one graph of thousands of tools; rebuilding the
+    index for every task would make each task cost as much as the whole graph. The cache is keyed
+    by the identity of the collection and checked against a snapshot of its contents (a pointer
+    scan when the same `Tool` objects are passed again), so a collection that was modified, or a
+    new one that happens to reuse a freed id, is never served a stale index.
+    """
+    snapshot = tuple(tools)
+    with _INDEX_CACHE_LOCK:
+        hit = _INDEX_CACHE.get(id(tools))
+    if hit is not None and hit[0] == snapshot:
+        return hit[1]
+    index = _build_index(snapshot)
+    with _INDEX_CACHE_LOCK:
+        if len(_INDEX_CACHE) >= _INDEX_CACHE_SIZE:
+            del _INDEX_CACHE[next(iter(_INDEX_CACHE))]
+        _INDEX_CACHE[id(tools)] = (snapshot, index)
+    return index
+
+
+def _build_index(tools: Iterable[Tool]) -> _GraphIndex:
+    """Validate the tools and index them by name, output and input.
 
     Raises:
         ValueError: On two different tools with the same name, or a negative or non-finite cost.
@@ -172,6 +207,8 @@ def _index_by_output(
     by_name: dict[str, Tool] = {}
     units: dict[str, int] = {}
     by_output: dict[str, list[Tool]] = {}
+    by_input: dict[str, list[Tool]] = {}
+    no_inputs: list[Tool] = []
     for tool in tools:
         previous = by_name.get(tool.name)
         if previous is not None:
@@ -183,15 +220,25 @@ def _index_by_output(
             raise ValueError(f"cost of tool {tool.name!r} is negative: {tool.cost!r}")
         by_name[tool.name] = tool
         units[tool.name] = cost
-        if tool.name in banned:
-            continue
         for datatype in tool.outputs:
             by_output.setdefault(datatype, []).append(tool)
-    return units, by_output
+        for datatype in tool.inputs:
+            by_input.setdefault(datatype, []).append(tool)
+        if not tool.inputs:
+            no_inputs.append(tool)
+    return _GraphIndex(
+        units=units,
+        by_output={d: tuple(ts) for d, ts in by_output.items()},
+        by_input={d: tuple(ts) for d, ts in by_input.items()},
+        no_inputs=tuple(no_inputs),
+    )
 
 
 def _producers_closure(
-    needed: Iterable[str], start: frozenset[str], by_output: Mapping[str, list[Tool]]
+    needed: Iterable[str],
+    start: frozenset[str],
+    by_output: Mapping[str, Iterable[Tool]],
+    banned: frozenset[str] = frozenset(),
 ) -> dict[str, Tool]:
     """Return the tools that produce a needed datatype, where inputs of such tools are needed too.
 
@@ -207,7 +254,7 @@ def _producers_closure(
     while todo:
         datatype = todo.pop()
         for tool in by_output.get(datatype, ()):
-            if tool.name in chosen:
+            if tool.name in chosen or tool.name in banned:
                 continue
             chosen[tool.name] = tool
             for item in tool.inputs:
@@ -218,7 +265,7 @@ def _producers_closure(
 
 
 def _fireable(tools: Iterable[Tool], start: frozenset[str]) -> tuple[set[str], list[Tool]]:
-    """Run the reachability fixpoint: which datatypes can be produced, and which tools can fire.
+    """Run the reachability fixpoint over a few tools: what can be produced, and what can fire.
 
     Each tool keeps a count of its missing inputs and is indexed by those inputs, so the fixpoint
     is linear in the total size of the tools instead of rescanning them per new datatype.
@@ -261,13 +308,17 @@ def _compile_task(
 ) -> _Task | None:
     """Narrow the tool graph to the tools relevant to one task and encode it as bitmasks.
 
+    Relevant tools are found backwards from the goals (producers of what is needed), then those
+    that can never fire are dropped, so the cost is that of the task's neighbourhood, not of the
+    whole graph.
+
     Returns:
         The compiled task, or None if the goals are unreachable from the start.
     """
     start_set = frozenset(start)
     goal_set = frozenset(goals)
-    units, by_output = _index_by_output(tools, frozenset(banned))
-    candidates = _producers_closure(goal_set, start_set, by_output)
+    index = _graph_index(tools)
+    candidates = _producers_closure(goal_set, start_set, index.by_output, frozenset(banned))
     held, fired = _fireable(candidates.values(), start_set)
     if not goal_set <= held:
         return None
@@ -277,8 +328,9 @@ def _compile_task(
     for tool in fired:
         for datatype in tool.outputs:
             fired_by_output.setdefault(datatype, []).append(tool)
-    relevant = sorted(_producers_closure(goal_set, start_set, fired_by_output).values(),
-                      key=lambda t: t.name)
+    relevant = sorted(
+        _producers_closure(goal_set, start_set, fired_by_output).values(), key=lambda t: t.name
+    )
     universe = set(goal_set)
     for tool in relevant:
         universe.update(tool.inputs)
@@ -291,13 +343,18 @@ def _compile_task(
             value |= bit.get(datatype, 0)
         return value
 
+    def new_bits(items: Iterable[str]) -> tuple[int, ...]:
+        return tuple(sorted(bit[d] for d in items if d not in start_set))
+
     return _Task(
         names=tuple(t.name for t in relevant),
         inputs=tuple(mask(t.inputs) for t in relevant),
         outputs=tuple(mask(t.outputs) for t in relevant),
-        costs=tuple(units[t.name] for t in relevant),
+        costs=tuple(index.units[t.name] for t in relevant),
         start=mask(start_set),
         goal=mask(goal_set),
+        needs=tuple(new_bits(t.inputs) for t in relevant),
+        gives=tuple(new_bits(t.outputs) for t in relevant),
     )
 
 
@@ -308,7 +365,7 @@ def _regressions(task: _Task, needed: int) -> Iterator[tuple[int, int]]:
     before some suffix of calls, and tool ``i`` is called just before that suffix, then
     ``(needed - out(i)) | (in(i) - start)`` must hold before tool ``i``.
     """
-    for i, (needs, gives) in enumerate(zip(task.inputs, task.outputs)):
+    for i, (needs, gives) in enumerate(zip(task.inputs, task.outputs, strict=True)):
         if gives & needed:
             yield i, (needed & ~gives) | (needs & ~task.start)
 
@@ -337,38 +394,103 @@ _Key = tuple[int, int]  # (cost units, calls): compared lexicographically
 _Preds = dict[int, list[tuple[int, int]]]  # state -> [(earlier regression state, tool index)]
 
 
-def _dijkstra(task: _Task) -> tuple[_Key, _Preds] | None:
-    """Run Dijkstra from the goals back to "nothing needed", keeping every tight predecessor.
+def _bits(mask: int) -> Iterator[int]:
+    """Yield the single-bit masks set in ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low
+        mask ^= low
 
-    Keeping all tight predecessors (not just one) is what lets `solve_min_cost` list every optimal
-    path. Calls grow by one along every edge, so tight edges form a DAG, and the predecessors of
-    the final state are complete when it is popped (they all have a smaller key).
+
+def _h_max(task: _Task, weights: tuple[int, ...]) -> dict[int, int]:
+    """Return, per datatype bit, a lower bound on the weight of producing it from the start.
+
+    This is the classic h_max relaxation: a datatype costs its cheapest producer plus the dearest
+    of that producer's inputs (as if the other inputs came for free). It is computed once per task
+    by a Dijkstra over datatypes in which each tool waits for its last input. For the regression
+    search it is admissible and consistent (a tool producing ``g`` from inputs ``I`` gives
+    ``h(g) <= weight + max h(I)``), which is what keeps A* exact.
+    """
+    bound: dict[int, int] = {}
+    waiting: dict[int, list[int]] = {}
+    missing = [len(needs) for needs in task.needs]
+    heap: list[tuple[int, int]] = []
+    for i, needs in enumerate(task.needs):
+        for b in needs:
+            waiting.setdefault(b, []).append(i)
+        if not needs:
+            heap.extend((weights[i], b) for b in task.gives[i])
+    heapq.heapify(heap)
+    while heap:
+        value, b = heapq.heappop(heap)
+        if b in bound:
+            continue
+        bound[b] = value  # final: values pop in order, so this input is the tool's dearest
+        for i in waiting.pop(b, ()):
+            missing[i] -= 1
+            if not missing[i]:
+                for out in task.gives[i]:
+                    if out not in bound:
+                        heapq.heappush(heap, (value + weights[i], out))
+    return bound
+
+
+def _astar(task: _Task, costs: tuple[int, ...]) -> tuple[_Key, _Preds] | None:
+    """Search from the goals back to "nothing needed" by A*, keeping every tight predecessor.
+
+    Keys are (cost, calls) pairs compared lexicographically. The heuristic is h_max on cost
+    paired with 0 calls, or, when every cost is zero, 0 cost paired with h_max on calls (unit
+    weights); either pair is consistent for the lexicographic order. (Both at once would also be
+    exact, but computing the second table costs more than it saves on typical tasks.)
+
+    Keeping all tight predecessors (not just one) is what lets `solve_min_cost` list every
+    optimal path; calls grow by one along every edge, so tight edges form a DAG. After the
+    first optimal key is found, the search keeps expanding the states whose estimate ties with
+    it, so that every tight edge into the final state is known.
+
+    Args:
+        task: The compiled task.
+        costs: Cost of each tool in units (all zeros makes this a fewest-calls search).
 
     Returns:
         The optimal key and the tight-predecessor map; or None if nothing reaches the start.
     """
+    by_cost = any(costs)
+    table = _h_max(task, costs if by_cost else (1,) * len(costs))
+
+    def estimate(state: int) -> _Key:
+        bound = max((table[b] for b in _bits(state)), default=0)
+        return (bound, 0) if by_cost else (0, bound)
+
     first = task.goal & ~task.start
     best: dict[int, _Key] = {first: (0, 0)}
     preds: _Preds = {first: []}
-    heap: list[tuple[int, int, int]] = [(0, 0, first)]
+    h0 = estimate(first)
+    heap: list[tuple[int, int, int]] = [(h0[0], h0[1], first)]
     settled: set[int] = set()
+    optimum: _Key | None = None
     while heap:
-        cost, calls, state = heapq.heappop(heap)
+        f_cost, f_calls, state = heapq.heappop(heap)
+        if optimum is not None and (f_cost, f_calls) > optimum:
+            break
         if state in settled:
             continue
         settled.add(state)
+        cost, calls = best[state]
         if not state:
-            return (cost, calls), preds
+            optimum = (cost, calls)
+            continue
         for i, nxt in _regressions(task, state):
-            key = (cost + task.costs[i], calls + 1)
+            key = (cost + costs[i], calls + 1)
             old = best.get(nxt)
             if old is None or key < old:
                 best[nxt] = key
                 preds[nxt] = [(state, i)]
-                heapq.heappush(heap, (key[0], key[1], nxt))
+                h = estimate(nxt)
+                heapq.heappush(heap, (key[0] + h[0], key[1] + h[1], nxt))
             elif key == old:
                 preds[nxt].append((state, i))
-    return None
+    return None if optimum is None else (optimum, preds)
 
 
 def _forward_paths(task: _Task, preds: _Preds) -> Iterator[tuple[str, ...]]:
@@ -376,8 +498,11 @@ def _forward_paths(task: _Task, preds: _Preds) -> Iterator[tuple[str, ...]]:
 
     The first call of a path is the last regression step, so the walk starts at the final state
     (nothing needed) and follows tight predecessors back to the goals. Every tight predecessor
-    leads back to the goals, so the walk never dead-ends; all optimal paths have the same number
-    of calls, so visiting edges by tool name yields them already sorted.
+    leads back to the goals, so the walk never dead-ends, and all optimal paths have the same
+    number of calls, so trying names in order yields the paths sorted. One subtlety: the same
+    tool can lead from one state to several (the regressed states may differ in datatypes the
+    tool outputs), so the walk follows *sets* of states, one per distinct name, as when walking
+    a nondeterministic automaton; otherwise paths would come out of order.
     """
     target = task.goal & ~task.start
     if not target:
@@ -385,27 +510,31 @@ def _forward_paths(task: _Task, preds: _Preds) -> Iterator[tuple[str, ...]]:
         return
     edges: dict[int, list[tuple[str, int]]] = {}
 
-    def forward(state: int) -> Iterator[tuple[str, int]]:
-        if state not in edges:
-            edges[state] = sorted((task.names[i], earlier) for earlier, i in preds[state])
-        return iter(edges[state])
+    def step(states: frozenset[int]) -> Iterator[tuple[str, frozenset[int]]]:
+        by_name: dict[str, set[int]] = {}
+        for state in states:
+            if state not in edges:
+                edges[state] = [(task.names[i], earlier) for earlier, i in preds[state]]
+            for name, earlier in edges[state]:
+                by_name.setdefault(name, set()).add(earlier)
+        return iter([(name, frozenset(by_name[name])) for name in sorted(by_name)])
 
     prefix: list[str] = []
-    stack = [forward(0)]
+    stack = [step(frozenset({0}))]
     while stack:
-        step = next(stack[-1], None)
-        if step is None:
+        move = next(stack[-1], None)
+        if move is None:
             stack.pop()
             if prefix:
                 prefix.pop()
             continue
-        name, state = step
+        name, states = move
         prefix.append(name)
-        if state == target:
+        if target in states:
             yield tuple(prefix)
             prefix.pop()
         else:
-            stack.append(forward(state))
+            stack.append(step(states))
 
 
 def solve_min_cost(
@@ -437,7 +566,7 @@ def solve_min_cost(
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
     task = _compile_task(tools, start, goals, banned)
-    found = None if task is None else _dijkstra(task)
+    found = None if task is None else _astar(task, task.costs)
     if task is None or found is None:
         return Solution(best=None, optimal=())
     (cost, _), preds = found
@@ -459,38 +588,43 @@ def solve_min_cost(
 def reachable(tools: Iterable[Tool], start: Iterable[str]) -> frozenset[str]:
     """Return every datatype obtainable from ``start`` (the start included).
 
-    Computed as a fixpoint over datatypes, not by enumerating states, so it is linear in the size
-    of the tool graph. Whether a call adds something new does not matter here: a tool whose
-    outputs are all held contributes nothing either way.
+    Computed as a fixpoint over datatypes, not by enumerating states: each tool counts its
+    missing inputs and fires when the count reaches zero, so only tools touching reachable
+    datatypes are looked at. Whether a call adds something new does not matter here: a tool
+    whose outputs are all held contributes nothing either way.
     """
-    held, _ = _fireable(tools, frozenset(start))
+    index = _graph_index(tools)
+    held = set(start)
+    todo = list(held)
+    missing: dict[str, int] = {}
+
+    def fire(tool: Tool) -> None:
+        for datatype in tool.outputs:
+            if datatype not in held:
+                held.add(datatype)
+                todo.append(datatype)
+
+    for tool in index.no_inputs:
+        fire(tool)
+    while todo:
+        datatype = todo.pop()
+        for tool in index.by_input.get(datatype, ()):
+            left = missing.get(tool.name, len(tool.inputs)) - 1
+            missing[tool.name] = left
+            if not left:
+                fire(tool)
     return frozenset(held)
 
 
 def shortest_calls(tools: Iterable[Tool], start: Iterable[str], goals: Iterable[str]) -> int | None:
     """Return the fewest calls that reach the goals, or None if they are unreachable.
 
-    Breadth-first search over regression states (see the minimum-cost section for why searching
-    backwards is both exact and much smaller than searching forwards).
+    The same backward A* as `solve_min_cost` with every cost set to zero, so only calls count
+    (see the minimum-cost section for why searching backwards is exact).
     """
     task = _compile_task(tools, start, goals)
-    if task is None:
-        return None
-    frontier = [task.goal & ~task.start]
-    seen = set(frontier)
-    calls = 0
-    while frontier:
-        if 0 in seen:
-            return calls
-        calls += 1
-        following: list[int] = []
-        for state in frontier:
-            for _, nxt in _regressions(task, state):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    following.append(nxt)
-        frontier = following
-    return None  # pragma: no cover - the goals were proven reachable by _compile_task
+    found = None if task is None else _astar(task, (0,) * len(task.names))
+    return None if found is None else found[0][1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -518,24 +652,35 @@ def minimal_tool_sets(
 ) -> tuple[frozenset[str], ...]:
     """Return the inclusion-minimal sets of tools that can reach the goals in some legal order.
 
-    This is PlanBench-XL's backward search: keep a set ``G`` of datatypes still to be produced
-    (not in the start), pick its smallest unresolved datatype ``g``, and for every tool ``t``
-    producing ``g`` regress to ``(G - out(t)) | (in(t) - start)``. A branch ends when ``G`` is
-    empty; read backwards, its choices form a legal call sequence (with repeats dropped).
+    This follows PlanBench-XL's backward search (appendix B.5, Algorithm 1): start from the goals,
+    pick what is still unresolved, branch over every tool producing it, stop when nothing is
+    unresolved, and keep an antichain under inclusion. Three changes make it exact, finite and
+    fast enough on graphs with cycles:
 
-    Differences from the paper, and why:
+    * What is unresolved is recomputed from the chosen set itself rather than carried along as
+      the paper's regressed goal set ``G``: run the chosen tools forwards from the start (a
+      fixpoint), and whatever the goals or the not-yet-callable chosen tools still lack is
+      unresolved. A search node is then just the chosen set, and a chosen set is feasible
+      exactly when nothing is unresolved. With ``G`` in the node, the same set was reached with
+      many different ``G``s, which made the search blow up on graphs with cycles.
+    * Cycle guard: every chosen set is visited once, and tools that need each other's outputs
+      simply stay unresolved until a producer from outside the cycle is chosen.
+    * A branch is cut as soon as its newest tool provably cannot add anything new in any order
+      (all its outputs are needed to make its inputs), because then no set containing it has a
+      legal order; this is what stops the search from growing sets around a cycle.
 
-    * Cycle guard: a search node is ``(G, chosen tools)`` and each node is visited once, so
-      producers that need each other's outputs cannot loop forever.
-    * Re-choosing an already chosen tool is allowed (it costs nothing): one tool may be needed to
-      produce two datatypes that are required at different points of the regression.
-    * Nodes are expanded in order of the number of chosen tools (0-1 BFS). Every set finished
-      then has no smaller finished set inside it, so it is minimal the moment it is found, and
-      branches that already contain a found set are cut.
+    Sets grow one tool per level (breadth-first), so when a set becomes feasible every smaller
+    minimal set is already known; unless it contains one of those, it is minimal, and nodes
+    containing a known minimal set are cut.
 
-    A set that is minimal among "inputs available in some order" is also minimal among "every call
-    adds something new in some order": a call adding nothing could be dropped. So the answer
-    matches the strict definition used by `legal_orders`.
+    Completeness: for a minimal set ``S`` containing the chosen set ``U``, some unresolved
+    datatype's first producer in a legal order of ``S`` lies outside ``U`` (if all first
+    producers were in ``U``, following their missing inputs would descend forever through the
+    order), so some branch grows ``U`` inside ``S`` until it equals ``S``.
+
+    A set minimal among "inputs available in some order" is also minimal among "every call adds
+    something new in some order" (a call adding nothing could be dropped), so the answer matches
+    the strict definition of `legal_orders`.
 
     Args:
         tools: The tool graph.
@@ -552,54 +697,194 @@ def minimal_tool_sets(
     if task is None:
         return ()
     found = _minimal_masks(task, max_size, limit)
-    sets = [frozenset(task.names[i] for i in range(len(task.names)) if m >> i & 1) for m in found]
+    sets = [frozenset(task.names[i] for i in _indices(m)) for m in found]
     sets.sort(key=_sort_key_for_set)
     return tuple(sets if limit is None else sets[:limit])
 
 
+def _indices(mask: int) -> Iterator[int]:
+    """Yield the positions of the bits set in ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _unresolved(task: _Task, chosen: int) -> tuple[int, int, list[int]]:
+    """Run the chosen tools forwards from the start until nothing changes.
+
+    Returns:
+        What is then held; what the goals and the tools that never became callable still lack
+        (zero means the chosen set is feasible); and those stuck tools.
+    """
+    held = task.start
+    waiting = list(_indices(chosen))
+    progress = True
+    while progress and waiting:
+        progress = False
+        stuck: list[int] = []
+        for i in waiting:
+            if task.inputs[i] & ~held:
+                stuck.append(i)
+            else:
+                held |= task.outputs[i]
+                progress = True
+        waiting = stuck
+    lacking = task.goal
+    for i in waiting:
+        lacking |= task.inputs[i]
+    return held, lacking & ~held, waiting
+
+
+def _branches(
+    task: _Task,
+    chosen: int,
+    unresolved: tuple[int, int, list[int]],
+    producers: Mapping[int, list[int]],
+) -> list[int]:
+    """Return the tools to try adding to ``chosen``, given what running it left unresolved.
+
+    Each rule keeps at least one branch inside every minimal set ``S`` that contains ``chosen``:
+
+    * If some lacking datatype has no producer among the chosen tools, every completion must
+      add one of its producers, so branching on that one datatype loses nothing; this is the
+      paper's "pick an unresolved goal". We pick the one with the fewest producers left.
+    * Otherwise some chosen tools are stuck. In a legal order of ``S``, the first stuck tool has
+      all its missing inputs first produced by tools not yet chosen (a chosen first producer
+      would itself be stuck, and earlier). We do not know which stuck tool that is, so each is
+      tried, on its missing input with the fewest producers left; a stuck tool with a missing
+      input that no unchosen tool produces cannot be the first and is skipped.
+    """
+    held, lacking, stuck = unresolved
+    produced = 0
+    for i in _indices(chosen):
+        produced |= task.outputs[i]
+
+    def left(bit: int) -> list[int]:
+        return [i for i in producers.get(bit, ()) if not chosen >> i & 1]
+
+    orphans = lacking & ~produced
+    if orphans:
+        return min((left(b) for b in _bits(orphans)), key=len)
+    tried: set[int] = set()
+    for i in stuck:
+        options = [left(b) for b in _bits(task.inputs[i] & ~held)]
+        fewest = min(options, key=len)
+        tried.update(fewest)
+    return sorted(tried)
+
+
+def _usable(task: _Task, chosen: int, found: Iterable[int]) -> int:
+    """Return the tools a minimal set containing ``chosen`` may use (as a tool-index mask).
+
+    A tool that would complete an already found set is excluded: a set containing it would
+    contain that found set and so not be minimal.
+    """
+    usable = (1 << len(task.names)) - 1
+    for mask in found:
+        rest = mask & ~chosen
+        if rest and not rest & (rest - 1):
+            usable &= ~rest
+    return usable
+
+
+def _feeds_itself(task: _Task) -> list[bool]:
+    """Return, per tool, whether producing one of its inputs can require one of its outputs.
+
+    Only such tools can be unable to add anything new (see `_never_adds`); in an acyclic graph,
+    such as a chain with composites, there are none and the check is skipped entirely.
+    """
+    ancestors: dict[int, int] = {}  # datatype bit -> datatypes its production may require
+    changed = True
+    while changed:
+        changed = False
+        for i, gives in enumerate(task.outputs):
+            needed = task.inputs[i]
+            for b in _bits(task.inputs[i]):
+                needed |= ancestors.get(b, 0)
+            for b in _bits(gives):
+                if needed & ~ancestors.get(b, 0):
+                    ancestors[b] = ancestors.get(b, 0) | needed
+                    changed = True
+    result = []
+    for i, gives in enumerate(task.outputs):
+        upstream = task.inputs[i]
+        for b in _bits(task.inputs[i]):
+            upstream |= ancestors.get(b, 0)
+        result.append(bool(upstream & gives & ~task.start))
+    return result
+
+
+def _never_adds(task: _Task, tool: int, usable: int) -> bool:
+    """Return True if ``tool`` cannot add anything new in any legal order over ``usable`` tools.
+
+    A minimal set has a legal order in which every call adds something new. For ``tool`` to add
+    output ``o``, its inputs must be obtainable before anything produces ``o``; this runs the
+    other usable tools with ``o`` withheld and checks. If that fails for every output, no set
+    containing ``tool`` (within ``usable``) is minimal, and the whole branch can be cut.
+    """
+    others = [i for i in range(len(task.names)) if usable >> i & 1 and i != tool]
+    needs = task.inputs[tool]
+    for withheld in task.gives[tool]:
+        held = task.start
+        waiting = others
+        progress = True
+        while needs & ~held and progress:
+            progress = False
+            stuck: list[int] = []
+            for i in waiting:
+                if task.inputs[i] & ~held:
+                    stuck.append(i)
+                else:
+                    held |= task.outputs[i] & ~withheld
+                    progress = True
+            waiting = stuck
+        if not needs & ~held:
+            return False
+    return True
+
+
 def _minimal_masks(task: _Task, max_size: int | None, limit: int | None) -> list[int]:
-    """Run the 0-1 BFS of `minimal_tool_sets` and return minimal sets as tool-index masks."""
+    """Run the level-by-level search of `minimal_tool_sets`; return sets as tool-index masks."""
     producers: dict[int, list[int]] = {}
     for i, gives in enumerate(task.outputs):
-        rest = gives
-        while rest:
-            low = rest & -rest
-            producers.setdefault(low, []).append(i)
-            rest ^= low
-    first = task.goal & ~task.start
+        for b in _bits(gives):
+            producers.setdefault(b, []).append(i)
+    on_cycle = _feeds_itself(task)
     found: list[int] = []
-    seen = {(first, 0)}
-    queue: deque[tuple[int, int, int]] = deque([(first, 0, 0)])
-    while queue:
-        todo, chosen, size = queue.popleft()
-        if limit is not None and len(found) >= limit and size > _size_of(found[-1]):
+    containing: dict[int, list[int]] = {}  # tool index -> the found sets that contain it
+    # Each node of a level remembers one tool it was grown by. Its parent was infeasible and
+    # contained no found set, so a found set inside the node must contain that tool: only those
+    # sets need checking.
+    level: dict[int, int] = {0: -1}
+    size = 0
+    while level and (max_size is None or size <= max_size):
+        following: dict[int, int] = {}
+        new: list[int] = []
+        for chosen, grown_by in level.items():
+            if _is_superset_of_any(chosen, containing.get(grown_by, ())):
+                continue
+            unresolved = _unresolved(task, chosen)
+            if not unresolved[1]:
+                new.append(chosen)
+                continue
+            if (
+                grown_by >= 0
+                and on_cycle[grown_by]
+                and _never_adds(task, grown_by, _usable(task, chosen, found))
+            ):
+                continue
+            for i in _branches(task, chosen, unresolved, producers):
+                following.setdefault(chosen | 1 << i, i)
+        for mask in new:
+            found.append(mask)
+            for i in _indices(mask):
+                containing.setdefault(i, []).append(mask)
+        if limit is not None and len(found) >= limit:
             break
-        # Checked once per node rather than per edge: a set found since this node was queued
-        # may already lie inside it, and every completion of it would then be non-minimal.
-        if _is_superset_of_any(chosen, found):
-            continue
-        if not todo:
-            found.append(chosen)
-            continue
-        for i in producers.get(todo & -todo, ()):
-            grown = chosen | 1 << i
-            is_new = grown != chosen
-            if is_new and max_size is not None and size + 1 > max_size:
-                continue
-            node = ((todo & ~task.outputs[i]) | (task.inputs[i] & ~task.start), grown)
-            if node in seen:
-                continue
-            seen.add(node)
-            if is_new:
-                queue.append((node[0], grown, size + 1))
-            else:
-                queue.appendleft((node[0], grown, size))
+        level = following
+        size += 1
     return found
-
-
-def _size_of(mask: int) -> int:
-    """Return the number of tools in a tool-index mask."""
-    return bin(mask).count("1")
 
 
 # --------------------------------------------------------------------------------------------
@@ -746,7 +1031,9 @@ def _disjoint_count(families: list[tuple[str, ...]]) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _dependency_map(nodes: Iterable[str], deps: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
+def _dependency_map(
+    nodes: Iterable[str], deps: Mapping[str, Iterable[str]]
+) -> dict[str, list[str]]:
     """Return each node's sorted dependencies, rejecting names that are not nodes.
 
     Raises:
@@ -766,7 +1053,9 @@ def _dependency_map(nodes: Iterable[str], deps: Mapping[str, Iterable[str]]) -> 
     return result
 
 
-def dag_layers(nodes: Iterable[str], deps: Mapping[str, Iterable[str]]) -> tuple[tuple[str, ...], ...]:
+def dag_layers(
+    nodes: Iterable[str], deps: Mapping[str, Iterable[str]]
+) -> tuple[tuple[str, ...], ...]:
     """Split a dependency DAG into layers that can each run in parallel (Kahn's algorithm).
 
     Layer 0 holds nodes without dependencies; every other node sits one layer after its latest
@@ -819,7 +1108,7 @@ def _find_cycle(depmap: Mapping[str, list[str]], stuck: set[str]) -> list[str]:
         position[node] = len(order)
         order.append(node)
         node = next(d for d in depmap[node] if d in stuck)
-    cycle = order[position[node]:]
+    cycle = order[position[node] :]
     cycle.reverse()  # dependencies were followed backwards; show the order things would run in
     return [*cycle, cycle[0]]
 
