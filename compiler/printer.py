@@ -6,6 +6,9 @@ can rewrite scenario files, and how laws are recorded in bundles in readable for
 
 from __future__ import annotations
 
+import functools
+import re
+
 from compiler import model as m
 
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "%": 7, "neg": 8}
@@ -15,6 +18,30 @@ def _prec(e: m.Expr) -> int:
     if e.op == "bin":
         return _PRECEDENCE[e.text]
     return _PRECEDENCE.get(e.op, 10)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@functools.lru_cache(maxsize=1)
+def _keywords() -> frozenset[str]:
+    """Return the grammar's keywords (`tool`, `in`, `true`...), which a bare name cannot be."""
+    from compiler.parse import parser
+
+    return frozenset(
+        t.pattern.value for t in parser().terminals if t.pattern.type == "str" and _IDENTIFIER.fullmatch(t.pattern.value)
+    )
+
+
+def _plain_string(text: str) -> str:
+    """Quote text that is not a template (an import path, an enum member)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t").replace("\0", "\\0")
+    return f'"{escaped}"'
+
+
+def _word(text: str) -> str:
+    """Print an enum member bare when it lexes as a name, else as a string."""
+    return text if _IDENTIFIER.fullmatch(text) and text not in _keywords() else _plain_string(text)
 
 
 def print_template(t: m.Template, quoted: bool) -> str:
@@ -118,7 +145,7 @@ def print_item(item: object, indent: str = "") -> str:
         text = f"{i}scenario {item.domain}" + (f"/{item.name}" if item.name else "")
         return text + (" " + print_template(item.title, True) if item.title is not None else "")
     if isinstance(item, m.Import):
-        text = f'{i}import "{item.path}"'
+        text = f"{i}import {_plain_string(item.path)}"
         return text + (f" as {item.alias}" if item.alias else "")
     if isinstance(item, m.Param):
         text = f"{i}param {item.name}: {' | '.join(item.type)}"
@@ -132,7 +159,7 @@ def print_item(item: object, indent: str = "") -> str:
     if isinstance(item, m.Enum):
         groups = []
         for g in item.groups:
-            members = ", ".join(x if x.isidentifier() else '"' + x.replace("\\", "\\\\").replace('"', '\\"') + '"' for x in g.members)
+            members = ", ".join(_word(x) for x in g.members)
             groups.append((f"{g.split}: " if g.split else "") + members)
         return f"{i}enum {print_template(item.name, False)} {{ {'; '.join(groups)} }}"
     if isinstance(item, m.Datatype):

@@ -8,8 +8,10 @@ raised together.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import attrs
 from attrs import frozen
 
 from compiler import model as m
@@ -59,11 +61,29 @@ class Program:
     files: tuple[str, ...]
 
 
-def load_file(path: Path, sources: dict[str, SourceFile]) -> m.File:
-    """Read and parse one file, remembering its text for diagnostics."""
-    source = SourceFile.read(path)
+def load_file(path: Path, sources: dict[str, SourceFile], name: str | None = None) -> m.File:
+    """Read and parse one file, remembering its text for diagnostics.
+
+    `name` is how diagnostics call the file (by default the path as given).
+
+    Raises:
+        ScnError: the file cannot be read as UTF-8 text, or does not parse.
+    """
+    try:
+        source = SourceFile(name or str(path), Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScnSemanticError(f"cannot read {name or path}: {e}") from None
     sources[source.name] = source
     return parse(source)
+
+
+def import_name(importer: str, path: str) -> str:
+    """Return how an imported file is named in diagnostics: its path joined to the importer's.
+
+    A file given as `tests/x.scn` that imports `lib/y.scn` reports errors in `tests/lib/y.scn`,
+    the way the user would write it, and never in an absolute path the user did not type.
+    """
+    return os.path.normpath(os.path.join(os.path.dirname(importer), path))
 
 
 def _collect_imports(
@@ -71,8 +91,10 @@ def _collect_imports(
     base: Path | None,
     sources: dict[str, SourceFile],
     errors: Collector,
-    stack: tuple[str, ...],
+    stack: tuple[tuple[str, str], ...],
 ) -> list[m.Item]:
+    """Return the items of `root` with its imports' items spliced in; `stack` holds the
+    (absolute path, display name) of every file being imported, for finding cycles."""
     items: list[m.Item] = []
     for item in root.items:
         if not isinstance(item, m.Import):
@@ -82,18 +104,22 @@ def _collect_imports(
             errors.error("imports need a file on disk to be relative to", item.span)
             continue
         target = (base / item.path).resolve()
-        if str(target) in stack:
-            errors.error(f"import cycle: '{item.path}' imports itself (directly or through others)", item.span)
+        name = import_name(root.name, item.path)
+        on_stack = [abs_path for abs_path, _ in stack]
+        if str(target) in on_stack:
+            cycle = [shown for _, shown in stack[on_stack.index(str(target)) :]] + [name]
+            errors.error(f"import cycle: {' -> '.join(cycle)}", item.span)
             continue
         if not target.is_file():
-            errors.error(f"cannot import '{item.path}': no such file ({target})", item.span)
+            where = f" ({name})" if name != item.path else ""
+            errors.error(f"cannot import '{item.path}': no such file{where}", item.span)
             continue
         try:
-            sub = load_file(target, sources)
+            sub = load_file(target, sources, name)
         except ScnError as e:
-            errors.extend(e.diagnostics)
+            errors.extend(d if d.span is not None else attrs.evolve(d, span=item.span) for d in e.diagnostics)
             continue
-        sub_items = _collect_imports(sub, target.parent, sources, errors, (*stack, str(target)))
+        sub_items = _collect_imports(sub, target.parent, sources, errors, (*stack, (str(target), name)))
         items.extend(i for i in sub_items if not isinstance(i, m.Scenario))
     return items
 
@@ -172,8 +198,11 @@ def _check_law(law: m.Law, laws: dict[tuple[str, str], m.Law], registry: object,
         errors.error(f"a law's quantity is 'cost' or 'latency', not '{law.quantity}'", law.span)
     key = (law.quantity, law.name)
     if key in laws:
-        errors.error(f"law '{law.quantity} {law.name}' is defined twice", law.span)
-    laws[key] = law
+        first = laws[key].span
+        where = f" (first defined at line {first.line})" if first is not None else ""
+        errors.error(f"law '{law.quantity} {law.name}' is defined twice{where}", law.span)
+    else:
+        laws[key] = law
     for op in law.ops:
         if op.compare and op.compare not in (">=", "<=", ">", "<"):
             errors.error("clamp takes >= or <= (or clamp(lo, hi))", op.span)
@@ -368,7 +397,7 @@ def resolve(file: m.File, ctx: CompileContext, sources: dict[str, SourceFile] | 
     sources = sources if sources is not None else {}
     errors = Collector()
     base = Path(file.name).resolve().parent if Path(file.name).is_file() else None
-    stack = (str(Path(file.name).resolve()),) if base is not None else ()
+    stack = ((str(Path(file.name).resolve()), file.name),) if base is not None else ()
     items = _collect_imports(file, base, sources, errors, stack)
     scenarios = [i for i in items if isinstance(i, m.Scenario)]
     domain, name, title = "scratch", Path(file.name).stem or "scenario", ""
