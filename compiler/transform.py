@@ -6,6 +6,7 @@ typo inside a hole is a syntax error at its exact column, found before any later
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from lark import Token, Transformer, Tree, v_args
@@ -48,6 +49,16 @@ def unescape(body: str, span: Span) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _expr_tree(text: str) -> Tree:
+    """Parse a template hole's expression, once per distinct text (`{T}` recurs everywhere).
+
+    Transforming never changes a tree, so sharing one between holes is safe; a syntax error is
+    raised again on every call (lru_cache does not keep exceptions).
+    """
+    return parse_expr_tree(text)
 
 
 class _Build(Transformer):
@@ -118,7 +129,7 @@ class _Build(Transformer):
         if not expr_text.strip():
             raise ScnSyntaxError("empty '{}' in template", span=Span(span.file, span.line, span.column - 1, span.line, span.column + 1))
         try:
-            tree = parse_expr_tree(expr_text)
+            tree = _expr_tree(expr_text)
         except UnexpectedInput as e:
             raise syntax_error(self.source, e, offset=span) from e
         sub = _Build(self.source)

@@ -37,6 +37,7 @@ path; the emitter runs it on everything it writes.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -187,9 +188,12 @@ _MCP_META_KEY = re.compile(
 _MCP_ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _child(path: str, key: str) -> str:
     """Extend a JSON path by an object key (dotted when it is an identifier)."""
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+    if _IDENTIFIER.fullmatch(key):
         return f"{path}.{key}"
     return f"{path}[{json.dumps(key)}]"
 
@@ -582,6 +586,60 @@ def _subschemas(schema: object, path: str) -> Iterator[tuple[dict[str, Any], str
                 yield from _subschemas(sub, f"{_child(path, key)}[{j}]")
 
 
+def _shape(schema: object) -> object:
+    """Return `schema` with free text and names blanked: valid under the metaschema iff `schema` is.
+
+    Descriptions and titles become "", `properties` keys become positions, names in `required`
+    become numbers (equal names stay equal, for uniqueItems) and the instance data of `enum`,
+    `examples`, `default` and `const` is emptied: the 2020-12 metaschema constrains none of these
+    beyond their JSON type, which is kept. Tools of one scenario then share a few shapes.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, object] = {}
+    for key, value in schema.items():
+        if key in ("description", "title") and isinstance(value, str):
+            out[key] = ""
+        elif key in ("enum", "examples") and isinstance(value, list):
+            out[key] = []
+        elif key == "required" and isinstance(value, list):
+            first: dict[str, str] = {}
+            out[key] = [
+                first.setdefault(v, str(len(first))) if isinstance(v, str) else v for v in value
+            ]
+        elif key in ("default", "const"):
+            out[key] = None
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {str(j): _shape(sub) for j, sub in enumerate(value.values())}
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _shape(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_ONE or (key == "items" and isinstance(value, dict)):
+            out[key] = _shape(value)
+        elif (key in _SCHEMA_LISTS or key == "items") and isinstance(value, list):
+            out[key] = [_shape(sub) for sub in value]
+        else:
+            out[key] = value
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _meta_valid_text(shape_json: str) -> bool:
+    return _META_VALIDATOR.is_valid(json.loads(shape_json))
+
+
+def _meta_valid_shape(schema: object) -> bool:
+    """Return whether `schema` is a valid JSON Schema, validating each distinct shape once.
+
+    Validating against the 2020-12 metaschema costs milliseconds per schema; a bundle of thousands
+    of tools in five dialects would spend most of its compile time here without the cache.
+    """
+    try:
+        key = json.dumps(_shape(schema), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return _META_VALIDATOR.is_valid(schema)
+    return _meta_valid_text(key)
+
+
 def _types(schema: Mapping[str, Any]) -> set[str]:
     t = schema.get("type")
     if isinstance(t, str):
@@ -603,7 +661,7 @@ def _check_schema(
     if not isinstance(schema, dict):
         out.append(f"{path}: parameters schema must be an object, got {type(schema).__name__}")
         return
-    error = best_match(_META_VALIDATOR.iter_errors(schema))
+    error = None if _meta_valid_shape(schema) else best_match(_META_VALIDATOR.iter_errors(schema))
     if error is not None:
         out.append(f"{path}{error.json_path[1:]}: not a valid JSON Schema: {error.message}")
     if schema.get("type") != "object":
