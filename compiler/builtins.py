@@ -15,7 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from compiler import solver
-from compiler.evaluate import EnumValue, Record, as_int, string_method
+from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
 from compiler.laws import seeded_rng
 
 
@@ -34,7 +34,7 @@ def _mapped(name: str) -> Callable[[Any], Any]:
 def _join(values: Any, sep: str = ", ") -> str:
     if not isinstance(values, (list, tuple, range)):
         raise ValueError("join() takes a list and a separator")
-    return str(sep).join(str(v) for v in values)
+    return str(sep).join(str(v) for v in as_iterable(values, None))
 
 
 def fit(text: Any, limit: int = 64) -> str:
@@ -54,6 +54,13 @@ def fit(text: Any, limit: int = 64) -> str:
     return f"{text[: limit - 9].rstrip('_')}_{digest}"
 
 
+def _sqrt(x: Any) -> float:
+    value = float(x)
+    if value < 0:
+        raise ValueError(f"cannot take the square root of {x}, a negative number")
+    return value**0.5
+
+
 def functions() -> dict[str, Callable[..., Any]]:
     """Return the deterministic builtin functions available in every expression."""
     return {
@@ -71,8 +78,8 @@ def functions() -> dict[str, Callable[..., Any]]:
         "int": int,
         "float": float,
         "str": str,
-        "sorted": lambda xs: sorted(xs),
-        "sqrt": lambda x: float(x) ** 0.5,
+        "sorted": lambda xs: sorted(as_iterable(xs, None)),
+        "sqrt": _sqrt,
         "list": lambda *xs: list(xs),
     }
 
@@ -103,7 +110,7 @@ def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Reco
         value = axes[name]
         if not isinstance(value, (list, tuple, range)):
             raise ValueError(f"axis '{name}' is not a list")
-        columns.append(list(value))
+        columns.append(as_iterable(value, None))
     tags: list[str | None] = []
     for column in columns:
         for v in column:
@@ -139,7 +146,11 @@ def reachable(
 
     Sources default to the datatypes some tool takes as input; targets to every datatype.
     """
-    sizes = list(inputs) if isinstance(inputs, (list, tuple, range)) else [as_int(inputs, None)]
+    sizes = (
+        as_iterable(inputs, None)
+        if isinstance(inputs, (list, tuple, range))
+        else [as_int(inputs, None)]
+    )
     srcs = sorted(set(sources) if sources is not None else {d for t in ctx.tools for d in t.inputs})
     tgts = sorted(set(targets) if targets is not None else set(ctx.datatypes))
     out = []
@@ -170,7 +181,9 @@ def dag(
     of one already chosen, which makes a data dependency; otherwise it is independent. Returns a
     one-element list so it can stand in a `for` clause.
     """
-    sizes = list(size) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
+    sizes = (
+        as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
+    )
     rng = seeded_rng(("global", "dag", "key"), {"global": ctx.seed, "dag": "dag", "key": key})
     n = sizes[rng.randrange(len(sizes))]
     tools = sorted(ctx.tools, key=lambda t: t.name)

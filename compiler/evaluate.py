@@ -176,9 +176,24 @@ def string_method(name: str) -> Callable[[str], str] | None:
     return _STRING_METHODS.get(name)
 
 
+#: The most values one loop or generator may run over (a typo like `1..100000000` would
+#: otherwise expand for hours instead of failing).
+MAX_ITERATION = 100_000
+
+
+def _size(value: list[Any] | tuple[Any, ...] | range) -> int:
+    """Return the number of elements, also of ranges too long for `len()`."""
+    if isinstance(value, range):
+        return max(0, (value.stop - value.start + value.step - 1) // value.step)
+    return len(value)
+
+
 def as_iterable(value: Any, span: Span | None) -> list[Any]:
     """Return the elements of a list, range or enum value list, or fail with a clear message."""
     if isinstance(value, (list, tuple, range)):
+        size = _size(value)
+        if size > MAX_ITERATION:
+            raise fail(f"cannot loop over {size} values (at most {MAX_ITERATION})", span)
         return list(value)
     raise fail(f"expected a list or range to iterate over, got {kind_of(value)}", span)
 
@@ -291,10 +306,9 @@ def evaluate(expr: m.Expr, env: Env) -> Any:
         index = evaluate(expr.args[1], env)
         if isinstance(base, (list, tuple, range)):
             i = as_int(index, expr.args[1].span)
-            if not -len(base) <= i < len(base):
-                raise fail(
-                    f"index {i} is out of range for a list of {len(base)}", expr.args[1].span
-                )
+            size = _size(base)
+            if not -size <= i < size:
+                raise fail(f"index {i} is out of range for a list of {size}", expr.args[1].span)
             return base[i]
         if isinstance(base, Record):
             return get_attribute(base, str(index), span)
@@ -334,6 +348,10 @@ def draw_from(dist: Distribution, rng: random.Random, args: list[Any], span: Spa
     """Draw from a random family; bad arguments are the author's error, a crash is the plugin's."""
     try:
         return dist.sampler(rng, *args)
+    except ScnSemanticError as e:  # already worded for the author (a loop too large...)
+        if e.span is None:
+            raise fail(str(e), span) from None
+        raise
     except (ValueError, TypeError, OverflowError, IndexError) as e:
         raise fail(f"'{dist.name}' cannot draw from these arguments: {e}", span) from None
     except Exception as e:  # noqa: BLE001 - a plugin's sampler must never crash the compiler

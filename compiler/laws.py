@@ -18,6 +18,7 @@ from compiler import model as m
 from compiler.evaluate import (
     Distribution,
     Env,
+    as_iterable,
     as_number,
     draw_from,
     evaluate,
@@ -63,7 +64,7 @@ def _lognormal(rng: random.Random, mu: float, sigma: float) -> float:
 
 def _choice(rng: random.Random, *options: Any) -> Any:
     if len(options) == 1 and isinstance(options[0], (list, tuple, range)):
-        options = tuple(options[0])
+        options = tuple(as_iterable(options[0], None))
     if not options:
         raise ValueError("choice() needs at least one option")
     return options[rng.randrange(len(options))]

@@ -29,13 +29,21 @@ def _keywords() -> frozenset[str]:
     from compiler.parse import parser
 
     return frozenset(
-        t.pattern.value for t in parser().terminals if t.pattern.type == "str" and _IDENTIFIER.fullmatch(t.pattern.value)
+        t.pattern.value
+        for t in parser().terminals
+        if t.pattern.type == "str" and _IDENTIFIER.fullmatch(t.pattern.value)
     )
 
 
 def _plain_string(text: str) -> str:
     """Quote text that is not a template (an import path, an enum member)."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t").replace("\0", "\\0")
+    escaped = (
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\t", "\\t")
+        .replace("\0", "\\0")
+    )
     return f'"{escaped}"'
 
 

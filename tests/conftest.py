@@ -27,7 +27,9 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 
 # --------------------------------------------------------------------------- hypothesis
 
-_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_COMMON = dict(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 settings.register_profile("dev", max_examples=50, **_COMMON)
 settings.register_profile("ci", max_examples=200, **_COMMON)
 settings.register_profile("fast", max_examples=10, **_COMMON)
@@ -120,10 +122,18 @@ class Golden:
         """Fail if any file differed (with diffs) or was rewritten (naming the files)."""
         if self.changed:
             names = "\n  ".join(str(p) for p in self.changed)
-            pytest.fail(f"--update-golden rewrote {len(self.changed)} file(s); review and commit:\n  {names}", pytrace=False)
+            pytest.fail(
+                f"--update-golden rewrote {len(self.changed)} file(s); review and commit:"
+                f"\n  {names}",
+                pytrace=False,
+            )
         if self.mismatches:
             body = "\n".join(self.mismatches)
-            pytest.fail(f"output differs from the golden file(s):\n{body}\nTo accept the new output, run:\n  {self.command}", pytrace=False)
+            pytest.fail(
+                f"output differs from the golden file(s):\n{body}\n"
+                f"To accept the new output, run:\n  {self.command}",
+                pytrace=False,
+            )
 
 
 @pytest.fixture

@@ -49,60 +49,148 @@ def terminals() -> dict[str, object]:
 def keywords() -> frozenset[str]:
     """Every literal terminal of the grammar that looks like a word (`tool`, `in`, `true`...)."""
     return frozenset(
-        p.value for p in terminals().values() if isinstance(p, PatternStr) and re.fullmatch(r"[a-z_]+", p.value)
+        p.value
+        for p in terminals().values()
+        if isinstance(p, PatternStr) and re.fullmatch(r"[a-z_]+", p.value)
     )
 
 
 def punctuation() -> list[str]:
-    return sorted(p.value for p in terminals().values() if isinstance(p, PatternStr) and p.value not in keywords())
+    return sorted(
+        p.value
+        for p in terminals().values()
+        if isinstance(p, PatternStr) and p.value not in keywords()
+    )
 
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: Names that make generated programs refer to each other, hit builtins and plugin kinds.
 VOCABULARY = [
-    "A", "B", "C", "D", "T", "x", "i", "n", "k", "xs", "length", "sigma", "cost", "latency", "atomic",
-    "composite", "uniform", "normal", "choice", "sum", "parts", "sqrt", "product", "reachable", "dag",
-    "range", "title", "join", "len", "explicit", "implicit", "schedule", "ban", "called", "solvable",
-    "min_cost", "minimal_sets", "goal", "given", "query", "tools", "inputs", "subtasks", "split",
-    "records", "pool", "name", "variant", "describe", "kind", "rounds", "global", "task", "tool",
-    "sha256", "noisy", "blocker", "ins", "out", "base", "dt", "start", "end", "first", "last",
+    "A",
+    "B",
+    "C",
+    "D",
+    "T",
+    "x",
+    "i",
+    "n",
+    "k",
+    "xs",
+    "length",
+    "sigma",
+    "cost",
+    "latency",
+    "atomic",
+    "composite",
+    "uniform",
+    "normal",
+    "choice",
+    "sum",
+    "parts",
+    "sqrt",
+    "product",
+    "reachable",
+    "dag",
+    "range",
+    "title",
+    "join",
+    "len",
+    "explicit",
+    "implicit",
+    "schedule",
+    "ban",
+    "called",
+    "solvable",
+    "min_cost",
+    "minimal_sets",
+    "goal",
+    "given",
+    "query",
+    "tools",
+    "inputs",
+    "subtasks",
+    "split",
+    "records",
+    "pool",
+    "name",
+    "variant",
+    "describe",
+    "kind",
+    "rounds",
+    "global",
+    "task",
+    "tool",
+    "sha256",
+    "noisy",
+    "blocker",
+    "ins",
+    "out",
+    "base",
+    "dt",
+    "start",
+    "end",
+    "first",
+    "last",
 ]
 
 # --------------------------------------------------------------------------- text strategies
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def identifiers(vocabulary: bool = True) -> st.SearchStrategy[str]:
     """Identifiers that are not keywords: mostly from `VOCABULARY`, sometimes fresh."""
-    fresh = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,7}", fullmatch=True).filter(lambda s: s not in keywords())
+    fresh = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,7}", fullmatch=True).filter(
+        lambda s: s not in keywords()
+    )
     if not vocabulary:
         return fresh
     return st.one_of(st.sampled_from([w for w in VOCABULARY if w not in keywords()]), fresh)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fuzz_names() -> st.SearchStrategy[str]:
     """NAME tokens: identifiers, sometimes with `{expr}` holes (valid or not)."""
-    hole = st.one_of(st.sampled_from(["{T}", "{i}", "{i - 1}", "{T.title}", "{n:03}", "{x}", "{}", "{1+}", "{ ]}"]))
+    hole = st.one_of(
+        st.sampled_from(
+            ["{T}", "{i}", "{i - 1}", "{T.title}", "{n:03}", "{x}", "{}", "{1+}", "{ ]}"]
+        )
+    )
     templated = st.tuples(identifiers(), hole, st.sampled_from(["", "_x", "2"])).map("".join)
     return st.one_of(identifiers(), identifiers(), templated)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fuzz_strings() -> st.SearchStrategy[str]:
     """STRING tokens: quoted text, sometimes with holes, escapes or stray braces."""
     body = st.lists(
         st.one_of(
             st.text(st.characters(codec="ascii", exclude_characters='"\\\n{}'), max_size=6),
-            st.sampled_from(["{T}", "{i}", "{x.title}", "{{", "}}", "\\n", "\\t", '\\"', "\\q", "{", "}", "{1+}"]),
+            st.sampled_from(
+                [
+                    "{T}",
+                    "{i}",
+                    "{x.title}",
+                    "{{",
+                    "}}",
+                    "\\n",
+                    "\\t",
+                    '\\"',
+                    "\\q",
+                    "{",
+                    "}",
+                    "{1+}",
+                ]
+            ),
         ),
         max_size=4,
     ).map("".join)
-    return st.one_of(body.map(lambda b: f'"{b}"'), body.filter(lambda b: "'" not in b).map(lambda b: f"'{b}'"))
+    return st.one_of(
+        body.map(lambda b: f'"{b}"'), body.filter(lambda b: "'" not in b).map(lambda b: f"'{b}'")
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fuzz_numbers() -> st.SearchStrategy[str]:
     """NUMBER tokens, kept small so loops and products stay small."""
     return st.one_of(st.integers(0, 6).map(str), st.sampled_from(["0.5", "1.25", "2e1", "10"]))
@@ -125,7 +213,9 @@ def grammar_sentences(separated: bool = True) -> st.SearchStrategy[str]:
         "WS": st.sampled_from([" ", "\n", "\t"]),
     }
     if separated:
-        explicit = {k: (_padded(v) if k not in ("COMMENT", "WS") else v) for k, v in explicit.items()}
+        explicit = {
+            k: (_padded(v) if k not in ("COMMENT", "WS") else v) for k, v in explicit.items()
+        }
         for name, pattern in terminals().items():
             if isinstance(pattern, PatternStr):
                 explicit[name] = st.just(f" {pattern.value} ")
@@ -146,7 +236,9 @@ def token_soups() -> st.SearchStrategy[str]:
 
 
 def raw_text() -> st.SearchStrategy[str]:
-    return st.one_of(st.text(max_size=200), st.binary(max_size=100).map(lambda b: b.decode("latin-1")))
+    return st.one_of(
+        st.text(max_size=200), st.binary(max_size=100).map(lambda b: b.decode("latin-1"))
+    )
 
 
 # --------------------------------------------------------------------------- model strategies
@@ -163,25 +255,29 @@ def name_expr(text: str) -> m.Expr:
     return m.Expr("name", template=plain_template(text))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def simple_strings() -> st.SearchStrategy[str]:
     """Text safe inside a template hole (no quotes, braces, backslashes, colons or newlines)."""
     return st.text(st.sampled_from("abcxyz _-.,!"), max_size=8)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hole_exprs() -> st.SearchStrategy[m.Expr]:
     """Expressions that may stand inside `{...}` of a name or a string."""
     leaf = st.one_of(
         identifiers().map(name_expr),
         st.integers(0, 99).map(lambda n: m.Expr("num", str(n))),
-        simple_strings().map(lambda s: m.Expr("str", template=m.Template(s, (m.Part(literal=s),) if s else ()))),
+        simple_strings().map(
+            lambda s: m.Expr("str", template=m.Template(s, (m.Part(literal=s),) if s else ()))
+        ),
     )
 
     def extend(children: st.SearchStrategy[m.Expr]) -> st.SearchStrategy[m.Expr]:
         return st.one_of(
             st.tuples(children, identifiers()).map(lambda t: m.Expr("getattr", t[1], (t[0],))),
-            st.tuples(st.sampled_from(BIN_OPS), children, children).map(lambda t: m.Expr("bin", t[0], (t[1], t[2]))),
+            st.tuples(st.sampled_from(BIN_OPS), children, children).map(
+                lambda t: m.Expr("bin", t[0], (t[1], t[2]))
+            ),
             st.tuples(identifiers(), st.lists(children, max_size=2)).map(
                 lambda t: m.Expr("call", args=(name_expr(t[0]), *t[1]))
             ),
@@ -191,7 +287,7 @@ def hole_exprs() -> st.SearchStrategy[m.Expr]:
     return st.recursive(leaf, extend, max_leaves=4)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def holes() -> st.SearchStrategy[m.Part]:
     return st.builds(m.Part, expr=hole_exprs(), spec=st.sampled_from(["", "", "03", ">4", ".2f"]))
 
@@ -241,27 +337,29 @@ def _string_templates(draw: st.DrawFn) -> m.Template:
     return m.Template("", _merge(parts))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def name_templates(allow_holes: bool = True) -> st.SearchStrategy[m.Template]:
     return _name_templates(allow_holes)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def string_templates() -> st.SearchStrategy[m.Template]:
     return _string_templates()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def number_texts() -> st.SearchStrategy[str]:
     return st.from_regex(r"[0-9]{1,3}(\.[0-9]{1,2})?([eE][+-]?[0-9])?", fullmatch=True)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def exprs() -> st.SearchStrategy[m.Expr]:
     """Expressions of every operator and precedence level, nested arbitrarily."""
     leaf = st.one_of(
         number_texts().map(lambda t: m.Expr("num", t)),
-        st.from_regex(r"[0-9]{1,3}(\.[0-9])?(ms|s|%)", fullmatch=True).map(lambda t: m.Expr("qty", t)),
+        st.from_regex(r"[0-9]{1,3}(\.[0-9])?(ms|s|%)", fullmatch=True).map(
+            lambda t: m.Expr("qty", t)
+        ),
         string_templates().map(lambda t: m.Expr("str", template=t)),
         name_templates().map(lambda t: m.Expr("name", template=t)),
         st.sampled_from([m.Expr("true"), m.Expr("false")]),
@@ -273,10 +371,16 @@ def exprs() -> st.SearchStrategy[m.Expr]:
             st.lists(children, max_size=3).map(lambda xs: m.Expr("list", args=tuple(xs))),
             children.map(lambda e: m.Expr("neg", args=(e,))),
             children.map(lambda e: m.Expr("not", args=(e,))),
-            st.tuples(st.sampled_from(["and", "or"]), children, children).map(lambda t: m.Expr(t[0], args=(t[1], t[2]))),
-            st.tuples(st.sampled_from(COMPARES), children, children).map(lambda t: m.Expr("cmp", t[0], (t[1], t[2]))),
+            st.tuples(st.sampled_from(["and", "or"]), children, children).map(
+                lambda t: m.Expr(t[0], args=(t[1], t[2]))
+            ),
+            st.tuples(st.sampled_from(COMPARES), children, children).map(
+                lambda t: m.Expr("cmp", t[0], (t[1], t[2]))
+            ),
             st.tuples(children, children).map(lambda t: m.Expr("range", args=t)),
-            st.tuples(st.sampled_from(BIN_OPS), children, children).map(lambda t: m.Expr("bin", t[0], (t[1], t[2]))),
+            st.tuples(st.sampled_from(BIN_OPS), children, children).map(
+                lambda t: m.Expr("bin", t[0], (t[1], t[2]))
+            ),
             st.tuples(children, identifiers()).map(lambda t: m.Expr("getattr", t[1], (t[0],))),
             st.tuples(children, children).map(lambda t: m.Expr("getitem", args=t)),
             st.tuples(children, st.lists(st.one_of(children, kwarg), max_size=3)).map(
@@ -287,9 +391,11 @@ def exprs() -> st.SearchStrategy[m.Expr]:
     return st.recursive(leaf, extend, max_leaves=6)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def attrs_(max_size: int = 3) -> st.SearchStrategy[tuple[m.Attr, ...]]:
-    attr = st.builds(m.Attr, key=identifiers(), values=st.lists(exprs(), min_size=1, max_size=2).map(tuple))
+    attr = st.builds(
+        m.Attr, key=identifiers(), values=st.lists(exprs(), min_size=1, max_size=2).map(tuple)
+    )
     return st.lists(attr, max_size=max_size).map(tuple)
 
 
@@ -297,16 +403,18 @@ def opt(strategy: st.SearchStrategy) -> st.SearchStrategy:
     return st.one_of(st.none(), strategy)
 
 
-def tup(strategy: st.SearchStrategy, min_size: int = 0, max_size: int = 3) -> st.SearchStrategy[tuple]:
+def tup(
+    strategy: st.SearchStrategy, min_size: int = 0, max_size: int = 3
+) -> st.SearchStrategy[tuple]:
     return st.lists(strategy, min_size=min_size, max_size=max_size).map(tuple)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def enum_members() -> st.SearchStrategy[str]:
     return st.one_of(identifiers(), st.text(min_size=1, max_size=6))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def params() -> st.SearchStrategy[m.Param]:
     return st.builds(
         m.Param,
@@ -317,9 +425,11 @@ def params() -> st.SearchStrategy[m.Param]:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tools() -> st.SearchStrategy[m.Tool]:
-    arg = st.builds(m.Arg, datatype=name_templates(), name=opt(name_templates()), condition=opt(exprs()))
+    arg = st.builds(
+        m.Arg, datatype=name_templates(), name=opt(name_templates()), condition=opt(exprs())
+    )
     return st.builds(
         m.Tool,
         name=name_templates(),
@@ -329,12 +439,12 @@ def tools() -> st.SearchStrategy[m.Tool]:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def siblings() -> st.SearchStrategy[m.Sibling]:
     return st.builds(m.Sibling, name=identifiers(), attrs=attrs_(2))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def chain_items() -> st.SearchStrategy:
     def extend(children: st.SearchStrategy) -> st.SearchStrategy:
         return st.builds(m.Repeat, var=identifiers(), iterable=exprs(), body=tup(children))
@@ -343,9 +453,11 @@ def chain_items() -> st.SearchStrategy:
     return st.recursive(base, extend, max_leaves=3)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def toolset_items() -> st.SearchStrategy:
-    signature = st.builds(m.Signature, inputs=tup(name_templates(), 1, 3), output=name_templates(), attrs=attrs_(2))
+    signature = st.builds(
+        m.Signature, inputs=tup(name_templates(), 1, 3), output=name_templates(), attrs=attrs_(2)
+    )
 
     def extend(children: st.SearchStrategy) -> st.SearchStrategy:
         return st.builds(m.ForSignatures, var=identifiers(), iterable=exprs(), body=tup(children))
@@ -353,40 +465,62 @@ def toolset_items() -> st.SearchStrategy:
     return st.recursive(st.one_of(signature, siblings()), extend, max_leaves=4)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def task_items() -> st.SearchStrategy:
     generator = st.builds(m.Generator, vars=tup(identifiers(), 1, 2), iterable=exprs())
-    given_item = st.builds(m.GivenItem, datatype=name_templates(), value=opt(exprs()), condition=opt(exprs()))
+    given_item = st.builds(
+        m.GivenItem, datatype=name_templates(), value=opt(exprs()), condition=opt(exprs())
+    )
     given = st.builds(m.Given, items=tup(given_item, 1, 3))
     attr = st.builds(m.Attr, key=identifiers(), values=tup(exprs(), 1, 2))
     return st.one_of(generator, given, attr)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def law_ops() -> st.SearchStrategy[m.LawOp]:
     return st.one_of(
         st.builds(m.LawOp, op=st.just("round"), args=exprs().map(lambda e: (e,))),
         st.builds(m.LawOp, op=st.just("clamp"), args=st.tuples(exprs(), exprs())),
-        st.builds(m.LawOp, op=st.just("clamp"), args=exprs().map(lambda e: (e,)), compare=st.sampled_from(COMPARES)),
+        st.builds(
+            m.LawOp,
+            op=st.just("clamp"),
+            args=exprs().map(lambda e: (e,)),
+            compare=st.sampled_from(COMPARES),
+        ),
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def leaf_items() -> st.SearchStrategy:
     """Every kind of top-level item except the blocks that nest others."""
     return st.one_of(
-        st.builds(m.Scenario, domain=identifiers(), name=opt(identifiers()), title=opt(string_templates())),
+        st.builds(
+            m.Scenario, domain=identifiers(), name=opt(identifiers()), title=opt(string_templates())
+        ),
         st.builds(m.Import, path=st.text(max_size=12), alias=opt(identifiers())),
         params(),
         st.builds(m.Let, name=identifiers(), value=exprs()),
         st.builds(
             m.Enum,
             name=name_templates(),
-            groups=tup(st.builds(m.EnumGroup, split=opt(identifiers()), members=tup(enum_members(), 1, 3)), 1, 3),
+            groups=tup(
+                st.builds(m.EnumGroup, split=opt(identifiers()), members=tup(enum_members(), 1, 3)),
+                1,
+                3,
+            ),
         ),
-        st.builds(m.Datatype, name=name_templates(), vtype=opt(name_templates(allow_holes=False)), attrs=attrs_()),
-        st.builds(m.Law, quantity=identifiers(), name=identifiers(), expr=exprs(), ops=tup(law_ops())),
-        st.builds(m.Seed, quantity=identifiers(), function=identifiers(), parts=tup(identifiers(), 1, 3)),
+        st.builds(
+            m.Datatype,
+            name=name_templates(),
+            vtype=opt(name_templates(allow_holes=False)),
+            attrs=attrs_(),
+        ),
+        st.builds(
+            m.Law, quantity=identifiers(), name=identifiers(), expr=exprs(), ops=tup(law_ops())
+        ),
+        st.builds(
+            m.Seed, quantity=identifiers(), function=identifiers(), parts=tup(identifiers(), 1, 3)
+        ),
         tools(),
         st.builds(m.Chain, name=name_templates(), attrs=attrs_(2), body=tup(chain_items())),
         st.builds(m.Toolset, name=name_templates(), attrs=attrs_(2), body=tup(toolset_items())),
@@ -404,7 +538,7 @@ def leaf_items() -> st.SearchStrategy:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def items() -> st.SearchStrategy:
     def extend(children: st.SearchStrategy) -> st.SearchStrategy:
         return st.one_of(
@@ -415,7 +549,7 @@ def items() -> st.SearchStrategy:
     return st.recursive(leaf_items(), extend, max_leaves=3)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def files(name: str = "generated.scn") -> st.SearchStrategy[m.File]:
     return tup(items(), 0, 3).map(lambda xs: m.File(name, xs))
 
@@ -472,18 +606,25 @@ def _tool_graph_scenarios(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
     truth = draw(st.sampled_from(["", "", "  truth minimal_sets"]))
     if draw(st.booleans()):
         count = draw(st.integers(1, 3))
-        lines.append(f"blocker ban_tool {{ signal explicit trigger schedule effect ban(called) count 1..{count} guarantee solvable }}")
+        lines.append(
+            "blocker ban_tool { signal explicit trigger schedule effect ban(called) "
+            f"count 1..{count} guarantee solvable }}"
+        )
     lines.append("tasks t {")
     lines.append(f"  given {', '.join(given)}")
     lines.append(f"  goal {goal}")
     if truth:
         lines.append(truth)
-    lines.append('  query "Get {goal} from {given}."'.replace("{goal}", goal).replace("{given}", ", ".join(given)))
+    lines.append(
+        '  query "Get {goal} from {given}."'.replace("{goal}", goal).replace(
+            "{given}", ", ".join(given)
+        )
+    )
     lines.append("}")
     spec = {"tools": tools + (chain or []), "given": given, "goal": goal}
     return "\n".join(lines) + "\n", spec
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tool_graph_scenarios() -> st.SearchStrategy[tuple[str, dict[str, object]]]:
     return _tool_graph_scenarios()

@@ -37,7 +37,9 @@ def run(*args: str, input: str | None = None) -> Any:
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +158,9 @@ def test_emit_prints_each_stage_as_json(registry: Any) -> None:
     ast = json.loads(run("compile", TPS, "--emit", "ast").stdout)
     assert ast["name"] == str(TPS)
     assert [i["_type"] for i in ast["items"]][:3] == ["Scenario", "Param", "Law"]
-    assert all('"span":' not in json.dumps(i) for i in ast["items"]), "spans are positions, not meaning"
+    assert all('"span":' not in json.dumps(i) for i in ast["items"]), (
+        "spans are positions, not meaning"
+    )
 
     ir_result = run("compile", TPS, "--emit", "ir")
     assert ir_result.exit_code == 0
@@ -164,7 +168,12 @@ def test_emit_prints_each_stage_as_json(registry: Any) -> None:
     assert (program.domain, program.name, program.title) == ("multi_mcp", "mini", "Mini TPS")
 
     scenario = json.loads(run("compile", TPS, "--emit", "scenario").stdout)
-    assert sorted(t["name"] for t in scenario["tools"]) == ["Forecast", "FreeSlots", "Geocode", "Route"]
+    assert sorted(t["name"] for t in scenario["tools"]) == [
+        "Forecast",
+        "FreeSlots",
+        "Geocode",
+        "Route",
+    ]
     assert len(scenario["tasks"]) == 3
 
     truth = json.loads(run("compile", TPS, "--emit", "truth").stdout)
@@ -235,7 +244,11 @@ def test_json_diagnostics_of_a_semantic_error() -> None:
 def test_domains_lists_every_builtin_domain() -> None:
     result = run("domains")
     assert result.exit_code == 0
-    for name, default in (("travel", "costbench"), ("retail", "planbench"), ("multi_mcp", "servers")):
+    for name, default in (
+        ("travel", "costbench"),
+        ("retail", "planbench"),
+        ("multi_mcp", "servers"),
+    ):
         assert f"{name}  (plugin builtin; " in result.stdout
         assert f"    {name}/{default} (default)\n" in result.stdout
 
@@ -247,7 +260,9 @@ def test_graph_prints_dot(bundle: Path) -> None:
     assert dot.startswith('digraph "trips_00001" {\n') and dot.endswith("}\n")
     tasks = [json.loads(line) for line in (bundle / "tasks.jsonl").read_text().splitlines()]
     for tool in tasks[0]["truth"]["path"]:  # the ground-truth path is drawn bold and blue
-        assert re.search(rf'-> s\d+ \[label="{tool}( \([^)]*\))?", penwidth=2\.5, color=blue', dot), tool
+        assert re.search(
+            rf'-> s\d+ \[label="{tool}( \([^)]*\))?", penwidth=2\.5, color=blue', dot
+        ), tool
 
 
 def test_graph_writes_a_dot_file(bundle: Path, tmp_path: Path) -> None:
@@ -259,7 +274,9 @@ def test_graph_writes_a_dot_file(bundle: Path, tmp_path: Path) -> None:
 def test_graph_of_an_unknown_task_exits_2(bundle: Path) -> None:
     result = run("graph", bundle, "--task", "nope")
     assert result.exit_code == 2
-    assert "has no task 'nope' (for example: trips_00001, trips_00002, trips_00003)" in result.stderr
+    assert (
+        "has no task 'nope' (for example: trips_00001, trips_00002, trips_00003)" in result.stderr
+    )
     assert result.stdout == ""
 
 
@@ -297,7 +314,9 @@ def test_stdin_errors_name_stdin() -> None:
     assert result.stderr.startswith("<stdin>:2:11: error: a tool needs '->'")
 
 
-def test_domain_by_name_from_another_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_domain_by_name_from_another_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = run("compile", "multi_mcp/servers", "--emit", "ir")
     assert result.exit_code == 0, result.stderr
@@ -313,7 +332,12 @@ def test_installed_scn_compiles_a_domain_from_elsewhere(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     env.pop("SCN_DEBUG", None)
     proc = subprocess.run(
-        [str(SCN), "compile", "multi_mcp", "-o", "out", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+        [str(SCN), "compile", "multi_mcp", "-o", "out", "-q"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())

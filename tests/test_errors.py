@@ -33,20 +33,40 @@ CASES = sorted(p.stem for p in ERRORS.glob("*.scn"))
 #: What the suite must cover, by case name (the brief's list of malformed inputs).
 REQUIRED = {
     # syntax
-    "missing_arrow", "unclosed_brace", "bad_token", "unterminated_string", "bad_escape", "bad_hole",
+    "missing_arrow",
+    "unclosed_brace",
+    "bad_token",
+    "unterminated_string",
+    "bad_escape",
+    "bad_hole",
     "unmatched_close",
     # names
-    "undefined_datatype", "undefined_law", "undefined_template_var", "undefined_enum",
-    "duplicate_definitions", "unknown_attribute",
+    "undefined_datatype",
+    "undefined_law",
+    "undefined_template_var",
+    "undefined_enum",
+    "duplicate_definitions",
+    "unknown_attribute",
     # parameters
-    "bad_param_type", "default_out_of_range", "set_not_a_number", "set_unknown_param", "set_out_of_range",
+    "bad_param_type",
+    "default_out_of_range",
+    "set_not_a_number",
+    "set_unknown_param",
+    "set_out_of_range",
     # plugin kinds
-    "unknown_law_family", "unknown_blocker_effect", "unknown_validator_kind", "unknown_generator",
+    "unknown_law_family",
+    "unknown_blocker_effect",
+    "unknown_validator_kind",
+    "unknown_generator",
     "bad_seed_parts",
     # solving
-    "unreachable_goal", "goal_already_given", "blocker_not_solvable", "chain_not_typed",
+    "unreachable_goal",
+    "goal_already_given",
+    "blocker_not_solvable",
+    "chain_not_typed",
     # files
-    "import_cycle", "import_missing",
+    "import_cycle",
+    "import_missing",
     # the "... and N more" cap
     "many_errors",
 }
@@ -59,7 +79,7 @@ LOCATION = re.compile(r"^(?P<file>[^\s:]+\.scn):(?P<line>\d+):(?P<col>\d+): erro
 
 def case_args(case: str) -> list[str]:
     first = (ERRORS / f"{case}.scn").read_text(encoding="utf-8").splitlines()[0]
-    return shlex.split(first[len("# args:"):]) if first.startswith("# args:") else []
+    return shlex.split(first[len("# args:") :]) if first.startswith("# args:") else []
 
 
 def case_target(case: str) -> str:
@@ -87,7 +107,9 @@ def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_check_prints_the_golden_diagnostics(case: str, at_root: None, golden: Any, registry: Any) -> None:
+def test_check_prints_the_golden_diagnostics(
+    case: str, at_root: None, golden: Any, registry: Any
+) -> None:
     args = case_args(case)
     result = CliRunner().invoke(main, ["check", *args, case_target(case)], catch_exceptions=False)
     assert result.exit_code == 2, result.output
@@ -134,12 +156,16 @@ def test_json_diagnostics_of_every_case_are_located(at_root: None) -> None:
 
     for case in CASES:
         result = CliRunner().invoke(
-            main, ["check", *case_args(case), "--diagnostics-format", "json", case_target(case)], catch_exceptions=False
+            main,
+            ["check", *case_args(case), "--diagnostics-format", "json", case_target(case)],
+            catch_exceptions=False,
         )
         assert result.exit_code == 2, case
         diags = json.loads(result.stderr)["diagnostics"]
         assert diags, case
-        text_count = int(re.search(r"(\d+) errors?\n$", (ERRORS / f"{case}.err").read_text()).group(1))
+        text_count = int(
+            re.search(r"(\d+) errors?\n$", (ERRORS / f"{case}.err").read_text()).group(1)
+        )
         assert len(diags) == text_count, case
         for d in diags:
             assert d["severity"] == "error" and d["message"]

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import strategies as S
+from conftest import fast
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import strategies as S
 from compiler import model as m
 from compiler.api import compile_source
 from compiler.context import CompileContext
@@ -38,17 +39,18 @@ from compiler.serialize import from_data, to_data, to_json
 from compiler.source import SourceFile
 from compiler.stages.resolve import Program
 from compiler.transform import parse
-from conftest import fast
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @functools.lru_cache(maxsize=1)
 def registry_() -> Any:
-    """The registry for Hypothesis tests (a fixture argument would be printed with every failure)."""
+    """The registry for Hypothesis tests (a fixture argument is printed with every failure)."""
     from plugins.registry import load_registry
 
     return load_registry()
+
+
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SCN = Path(sys.executable).parent / "scn"
 
@@ -72,7 +74,10 @@ def survives(text: str, registry: Any, until: str = "solve") -> None:
 
 
 @given(text=S.grammar_sentences(separated=True))
-@example(text='scenario a/b "t"\nfor i in 1..3 { datatype D{i} }\ntool F(D1) -> E\ntasks t { given D1 goal E query "q" }\n')
+@example(
+    text='scenario a/b "t"\nfor i in 1..3 { datatype D{i} }\ntool F(D1) -> E\n'
+    'tasks t { given D1 goal E query "q" }\n'
+)
 def test_grammar_sentences_parse_or_raise_scn_errors(text: str) -> None:
     registry = registry_()
     survives(text, registry)
@@ -106,7 +111,9 @@ def test_mutated_golden_inputs_raise_only_scn_errors(data: st.DataObject) -> Non
     """Small edits of real scenarios (deleting, duplicating or swapping lines) go deep into
     expand and solve, where random programs rarely get."""
     registry = registry_()
-    case = data.draw(st.sampled_from(sorted(p.name for p in GOLDEN.iterdir() if (p / "input.scn").is_file())))
+    case = data.draw(
+        st.sampled_from(sorted(p.name for p in GOLDEN.iterdir() if (p / "input.scn").is_file()))
+    )
     lines = (GOLDEN / case / "input.scn").read_text().splitlines()
     for _ in range(data.draw(st.integers(1, 3))):
         i = data.draw(st.integers(0, len(lines) - 1))
@@ -135,7 +142,9 @@ def _closure(start: set[str], tools: list[tuple[str, tuple[str, ...], str]]) -> 
         held |= new
 
 
-def _cheapest(start: frozenset[str], goal: str, tools: list[dict[str, Any]], cost: dict[str, float]) -> float | None:
+def _cheapest(
+    start: frozenset[str], goal: str, tools: list[dict[str, Any]], cost: dict[str, float]
+) -> float | None:
     """Bellman-Ford over sets of held datatypes (the state space is tiny here)."""
     best = {start: 0.0}
     frontier = [start]
@@ -154,7 +163,9 @@ def _cheapest(start: frozenset[str], goal: str, tools: list[dict[str, Any]], cos
 
 
 @given(case=S.tool_graph_scenarios())
-def test_random_tool_graphs_compile_to_verified_cheapest_plans(case: tuple[str, dict[str, Any]]) -> None:
+def test_random_tool_graphs_compile_to_verified_cheapest_plans(
+    case: tuple[str, dict[str, Any]],
+) -> None:
     """Random tool graphs through the whole pipeline, checked against brute force: an unreachable
     goal is an error, a reachable one compiles (without blockers) to the cheapest plan, and a ban
     blocker that compiles really survives every set of `count` bans."""
@@ -181,7 +192,10 @@ def test_random_tool_graphs_compile_to_verified_cheapest_plans(case: tuple[str, 
         assert path_cost == pytest.approx(cheapest), text
     else:
         assert path_cost >= cheapest - 1e-6
-        named = [(t["name"], tuple(p["datatype"] for p in t["params"]), t["outputs"][0]) for t in baseline]
+        named = [
+            (t["name"], tuple(p["datatype"] for p in t["params"]), t["outputs"][0])
+            for t in baseline
+        ]
         if len(named) <= 12:
             import itertools
 
@@ -191,17 +205,26 @@ def test_random_tool_graphs_compile_to_verified_cheapest_plans(case: tuple[str, 
                 for c in itertools.combinations(named, k)
                 if goal in _closure(given_, list(c))
             ]
-            minimal = {frozenset(n for n, _, _ in s) for s in sufficient if not any(o < s for o in sufficient)}
+            minimal = {
+                frozenset(n for n, _, _ in s)
+                for s in sufficient
+                if not any(o < s for o in sufficient)
+            }
             assert {frozenset(s) for s in task["truth"]["minimal_sets"]} == minimal, text
     if blocker:
         import itertools
 
         count = int(text.split("count 1..")[1].split()[0])
-        named = [(t["name"], tuple(p["datatype"] for p in t["params"]), t["outputs"][0]) for t in baseline]
+        named = [
+            (t["name"], tuple(p["datatype"] for p in t["params"]), t["outputs"][0])
+            for t in baseline
+        ]
         for k in range(1, count + 1):
             for banned in itertools.combinations(range(len(named)), k):
                 rest = [t for i, t in enumerate(named) if i not in banned]
-                assert goal in _closure(given_, rest), f"banning {[named[i][0] for i in banned]} disconnects:\n{text}"
+                assert goal in _closure(given_, rest), (
+                    f"banning {[named[i][0] for i in banned]} disconnects:\n{text}"
+                )
 
 
 # --------------------------------------------------------------------------- (b) printing
@@ -233,9 +256,39 @@ def test_golden_inputs_survive_printing(case: str) -> None:
 
 
 def test_round_trip_is_not_vacuous() -> None:
-    """Printing must not be the identity on meaning-changing edits: a different model prints differently."""
-    a = m.File("x", (m.Let("x", m.Expr("bin", "-", (m.Expr("num", "1"), m.Expr("bin", "-", (m.Expr("num", "2"), m.Expr("num", "3")))))),))
-    b = m.File("x", (m.Let("x", m.Expr("bin", "-", (m.Expr("bin", "-", (m.Expr("num", "1"), m.Expr("num", "2"))), m.Expr("num", "3")))),))
+    """Different models print differently: parentheses that carry meaning are kept."""
+    a = m.File(
+        "x",
+        (
+            m.Let(
+                "x",
+                m.Expr(
+                    "bin",
+                    "-",
+                    (
+                        m.Expr("num", "1"),
+                        m.Expr("bin", "-", (m.Expr("num", "2"), m.Expr("num", "3"))),
+                    ),
+                ),
+            ),
+        ),
+    )
+    b = m.File(
+        "x",
+        (
+            m.Let(
+                "x",
+                m.Expr(
+                    "bin",
+                    "-",
+                    (
+                        m.Expr("bin", "-", (m.Expr("num", "1"), m.Expr("num", "2"))),
+                        m.Expr("num", "3"),
+                    ),
+                ),
+            ),
+        ),
+    )
     assert print_file(a) == "let x = 1 - (2 - 3)\n"
     assert print_file(b) == "let x = 1 - 2 - 3\n"
     assert parse(SourceFile("x", print_file(a))) == a != b
@@ -258,7 +311,9 @@ def test_golden_ir_round_trips_through_cattrs(case: str, registry: Any) -> None:
     assert back == program
     assert to_data(back) == data
     assert json.loads(to_json(program)) == json.loads(json.dumps(data))
-    assert '"span":' not in json.dumps(data), "spans are positions and stay out of the IR's data form"
+    assert '"span":' not in json.dumps(data), (
+        "spans are positions and stay out of the IR's data form"
+    )
 
 
 @given(file=S.files())
@@ -286,7 +341,9 @@ def scn(args: list[str], hashseed: str, cwd: Path) -> subprocess.CompletedProces
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def drawn_of(scenario: dict[str, Any]) -> tuple[list[Any], list[Any]]:
@@ -299,13 +356,18 @@ def random_laws(scenario: dict[str, Any]) -> dict[str, list[str]]:
     """Return the laws that draw from a random family, by quantity."""
     out: dict[str, list[str]] = {}
     for law in scenario["laws"]:
-        if any(f"{family}(" in law["expression"] for family in ("uniform", "normal", "lognormal", "choice")):
+        if any(
+            f"{family}(" in law["expression"]
+            for family in ("uniform", "normal", "lognormal", "choice")
+        ):
             out.setdefault(law["quantity"], []).append(law["name"])
     return out
 
 
 @pytest.fixture(scope="module")
-def domain_runs(tmp_path_factory: pytest.TempPathFactory, registry: Any) -> dict[str, dict[str, Any]]:
+def domain_runs(
+    tmp_path_factory: pytest.TempPathFactory, registry: Any
+) -> dict[str, dict[str, Any]]:
     """Each built-in domain, in parallel subprocesses: compiled to a bundle with PYTHONHASHSEED 0
     and again with 12345 (both --seed 42), and its scenario printed with --seed 42 and --seed 7."""
     root = tmp_path_factory.mktemp("determinism")
@@ -318,7 +380,9 @@ def domain_runs(tmp_path_factory: pytest.TempPathFactory, registry: Any) -> dict
             (domain, "seed7", ["compile", domain, "--emit", "scenario", "--seed", "7"], "0"),
         ]
 
-    def one(job: tuple[str, str, list[str], str]) -> tuple[str, str, list[str], subprocess.CompletedProcess]:
+    def one(
+        job: tuple[str, str, list[str], str],
+    ) -> tuple[str, str, list[str], subprocess.CompletedProcess]:
         domain, label, args, hashseed = job
         return domain, label, args, scn(args, hashseed, root)
 
@@ -345,7 +409,7 @@ def test_bundles_do_not_depend_on_the_hash_seed(domain_runs: dict[str, dict[str,
 
 
 def test_a_different_seed_changes_the_drawn_costs(domain_runs: dict[str, dict[str, Any]]) -> None:
-    """Every quantity drawn from a random law changes with --seed; CostBench-shaped costs above all."""
+    """Every quantity drawn from a random law changes with --seed (CostBench's costs above all)."""
     changed_costs = []
     for domain, runs in domain_runs.items():
         s42, s7 = runs["seed42"], runs["seed7"]
@@ -357,14 +421,18 @@ def test_a_different_seed_changes_the_drawn_costs(domain_runs: dict[str, dict[st
             assert costs7 != costs, f"{domain}: --seed 7 draws the same costs as --seed 42"
             changed_costs.append(domain)
         if "latency" in random:
-            assert latencies7 != latencies, f"{domain}: --seed 7 draws the same latencies as --seed 42"
+            assert latencies7 != latencies, (
+                f"{domain}: --seed 7 draws the same latencies as --seed 42"
+            )
         # Drawn values move (and seeded names, like PlanBench's variant suffixes), not the shape.
         assert len(s42["tools"]) == len(s7["tools"]) and len(s42["tasks"]) == len(s7["tasks"])
-    assert "travel" in changed_costs, "the CostBench-shaped domain must draw its costs from the seed"
+    assert "travel" in changed_costs, (
+        "the CostBench-shaped domain must draw its costs from the seed"
+    )
 
 
 def test_same_seed_in_process_is_deterministic(registry: Any) -> None:
-    """Within one process too: two compiles of a golden input give the same bytes, a new seed does not."""
+    """In one process too: compiling twice gives the same bytes, and a new seed does not."""
     path = GOLDEN / "costbench_chain" / "input.scn"
     source = SourceFile(str(path), path.read_text())
     one = compile_source(source, registry=registry, seed=42)
