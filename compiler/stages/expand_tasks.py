@@ -120,6 +120,8 @@ class TaskBuilder:
                     else str(evaluate(a.values[0], env))
                 )
                 pools[entity] = as_int(evaluate(a.values[1], env), a.values[1].span)
+                if pools[entity] < 1:
+                    raise fail(f"pool {entity} needs at least one entity", a.values[1].span)
         for i in range(1, count + 1):
             picks: dict[str, int] = {}
             values = []
@@ -292,18 +294,28 @@ class TaskBuilder:
         subtasks: list[Subtask] = []
         sub_value = self.one(attrs_, "subtasks", scope)
         if sub_value is not None:
-            for rec in as_iterable(sub_value, attrs_["subtasks"][0].span):
+            sub_span = attrs_["subtasks"][0].span
+            shape = "subtasks is a list of records with id, tool, output, depends_on"
+            for rec in as_iterable(sub_value, sub_span):
                 if not isinstance(rec, Record):
+                    raise fail(shape, sub_span)
+                missing = [k for k in ("id", "tool", "output", "depends_on") if k not in rec.keys()]
+                if missing:
+                    raise fail(f"{shape}; a record lacks {', '.join(missing)}", sub_span)
+                depends_on = rec.get("depends_on")
+                if not isinstance(depends_on, (list, tuple)):
+                    raise fail(f"{shape}; depends_on must be a list of tool names", sub_span)
+                if str(rec.get("tool")) not in self.by_name:
                     raise fail(
-                        "subtasks is a list of records with id, tool, output, depends_on",
-                        attrs_["subtasks"][0].span,
+                        f"subtask {rec.get('id')} calls an unknown tool '{rec.get('tool')}'",
+                        sub_span,
                     )
                 subtasks.append(
                     Subtask(
                         str(rec.get("id")),
                         str(rec.get("tool")),
                         str(rec.get("output")),
-                        tuple(str(d) for d in rec.get("depends_on")),
+                        tuple(str(d) for d in depends_on),
                     )
                 )
             if not goals:
