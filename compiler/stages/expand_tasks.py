@@ -76,6 +76,7 @@ class TaskBuilder:
         )
         self.per_task_cost = "task" in self.seeds.get("cost", DEFAULT_SEED_PARTS)
         self._task_index = 0
+        self._task_ids: set[str] = set()
         self._cost_cache: dict[str, float] = {}
 
     # ------------------------------------------------------------ values
@@ -267,6 +268,14 @@ class TaskBuilder:
             if not where:
                 return False
         task_id = str(self.one(attrs_, "id", scope) or f"{node.name}_{index:05d}")
+        if task_id in self._task_ids:
+            where = attrs_["id"][0].span if "id" in attrs_ else node.span
+            raise fail(
+                f"task id '{task_id}' is made twice; ids must be unique "
+                "(build `id` from the loop variables)",
+                where,
+            )
+        self._task_ids.add(task_id)
         given: dict[str, str | None] = {}
         for g in givens:
             for item in g.items:
