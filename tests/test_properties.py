@@ -81,6 +81,8 @@ def survives(text: str, registry: Any, until: str = "solve") -> None:
 def test_grammar_sentences_parse_or_raise_scn_errors(text: str) -> None:
     registry = registry_()
     survives(text, registry)
+    if "scenario" not in text:  # without one, resolve stops every program before expand
+        survives('scenario fuzz/case "t"\n' + text, registry)
 
 
 @given(text=S.grammar_sentences(separated=False))
