@@ -7,7 +7,10 @@ message where a known mistake matches (`SYNTAX_EXAMPLES`), and the expected toke
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
+from collections.abc import Iterator
 from importlib import resources
 
 from lark import Lark, Token, Tree
@@ -213,6 +216,24 @@ def syntax_error(
     return ScnSyntaxError(message, span=span, expected=expected)
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a big tree of new objects is built.
+
+    Parsing and transforming allocate hundreds of thousands of objects that all stay alive, and
+    each collection would scan them again: on a 1 MB file that was over a third of the time.
+    Reference counting still frees everything without cycles; the collector resumes afterwards
+    (only if it was running before, so nested and concurrent uses are harmless).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_tree(source: SourceFile) -> Tree:
     """Parse a whole file into a Lark tree.
 
@@ -220,7 +241,8 @@ def parse_tree(source: SourceFile) -> Tree:
         ScnSyntaxError: the text does not match the grammar.
     """
     try:
-        return parser().parse(source.text, start="start")
+        with paused_gc():
+            return parser().parse(source.text, start="start")
     except UnexpectedInput as e:
         raise syntax_error(source, e) from e
 

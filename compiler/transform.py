@@ -14,7 +14,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from compiler import model as m
 from compiler.diagnostics import ScnError, ScnSyntaxError
-from compiler.parse import parse_expr_tree, parse_tree, syntax_error
+from compiler.parse import parse_expr_tree, parse_tree, paused_gc, syntax_error
 from compiler.source import SourceFile, Span
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "{": "{{", "}": "}}", "0": "\0"}
@@ -473,7 +473,8 @@ def to_model(source: SourceFile, tree: Tree) -> m.File:
         ScnSyntaxError: a template hole does not parse or a string escape is unknown.
     """
     try:
-        items = _Build(source).transform(tree)
+        with paused_gc():
+            items = _Build(source).transform(tree)
     except VisitError as e:
         if isinstance(e.orig_exc, ScnError):
             raise e.orig_exc from None
