@@ -89,10 +89,9 @@ class Scenario:
 
 @frozen
 class Import:
-    """`import "file.scn" [as alias]`: pulls another file's declarations in."""
+    """`import "file.scn"`: pulls another file's declarations in (each file once)."""
 
     path: str
-    alias: str | None = None
     span: Span | None = _span()
 
 

@@ -153,8 +153,7 @@ def print_item(item: object, indent: str = "") -> str:
         text = f"{i}scenario {item.domain}" + (f"/{item.name}" if item.name else "")
         return text + (" " + print_template(item.title, True) if item.title is not None else "")
     if isinstance(item, m.Import):
-        text = f"{i}import {_plain_string(item.path)}"
-        return text + (f" as {item.alias}" if item.alias else "")
+        return f"{i}import {_plain_string(item.path)}"
     if isinstance(item, m.Param):
         text = f"{i}param {item.name}: {' | '.join(item.type)}"
         if item.default is not None:

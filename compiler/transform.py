@@ -165,8 +165,8 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def import_(self, meta: Any, c: list[Any]) -> m.Import:
-        path, alias = c
-        return m.Import(path=unescape(str(path)[1:-1], _token_span(self.file, path)), alias=str(alias) if alias else None, span=self.span(meta))
+        (path,) = c
+        return m.Import(path=unescape(str(path)[1:-1], _token_span(self.file, path)), span=self.span(meta))
 
     @v_args(meta=True)
     def param(self, meta: Any, c: list[Any]) -> m.Param:

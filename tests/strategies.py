@@ -497,7 +497,7 @@ def leaf_items() -> st.SearchStrategy:
         st.builds(
             m.Scenario, domain=identifiers(), name=opt(identifiers()), title=opt(string_templates())
         ),
-        st.builds(m.Import, path=st.text(max_size=12), alias=opt(identifiers())),
+        st.builds(m.Import, path=st.text(max_size=12)),
         params(),
         st.builds(m.Let, name=identifiers(), value=exprs()),
         st.builds(

@@ -8,6 +8,7 @@ the whole tool graph. Costs are drawn here, per tool or per task as the seed rul
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,6 +52,9 @@ from compiler.stages.expand_tools import GroupContext, ToolBuilder
 from compiler.stages.resolve import Program
 
 VALUE_TYPES = frozenset({"handle", "string", "number", "timestamp", "bool"})
+
+#: What a generated tool, argument or datatype name may look like (every dialect accepts it).
+VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 
 
 @define
@@ -202,6 +206,8 @@ def _datatype(node: m.Datatype, env: Env, state: _State) -> None:
                 node.span,
             )
         enum_name, vtype = vtype, "enum"
+    if not VALID_NAME.match(name):
+        raise fail(f"datatype name {name!r} is not a name: use letters, digits, '_', '-' and '.'", node.span)
     if name in state.datatypes:
         first = state.datatypes[name].span
         raise fail(
@@ -291,6 +297,11 @@ def _build_tools(state: _State, tools: ToolBuilder) -> None:
             state.errors.extend(e.diagnostics)
     seen: dict[str, ToolDef] = {}
     for tool in tools.tools:
+        if not VALID_NAME.match(tool.name):
+            state.errors.error(f"tool name {tool.name!r} is not a name: use letters, digits, '_', '-' and '.'", tool.span)
+        for p in tool.params:
+            if not VALID_NAME.match(p.name):
+                state.errors.error(f"argument name {p.name!r} of tool '{tool.name}' is not a name", tool.span)
         if tool.name in seen:
             first = seen[tool.name].span
             where = f" (first made at line {first.line})" if first is not None else ""

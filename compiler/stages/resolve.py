@@ -92,9 +92,12 @@ def _collect_imports(
     sources: dict[str, SourceFile],
     errors: Collector,
     stack: tuple[tuple[str, str], ...],
+    done: set[str] | None = None,
 ) -> list[m.Item]:
     """Return the items of `root` with its imports' items spliced in; `stack` holds the
-    (absolute path, display name) of every file being imported, for finding cycles."""
+    (absolute path, display name) of every file being imported, for finding cycles, and `done`
+    the files already spliced in, so a file imported twice (a diamond) is included once."""
+    done = done if done is not None else set()
     items: list[m.Item] = []
     for item in root.items:
         if not isinstance(item, m.Import):
@@ -110,6 +113,8 @@ def _collect_imports(
             cycle = [shown for _, shown in stack[on_stack.index(str(target)) :]] + [name]
             errors.error(f"import cycle: {' -> '.join(cycle)}", item.span)
             continue
+        if str(target) in done:
+            continue
         if not target.is_file():
             where = f" ({name})" if name != item.path else ""
             errors.error(f"cannot import '{item.path}': no such file{where}", item.span)
@@ -119,7 +124,8 @@ def _collect_imports(
         except ScnError as e:
             errors.extend(d if d.span is not None else attrs.evolve(d, span=item.span) for d in e.diagnostics)
             continue
-        sub_items = _collect_imports(sub, target.parent, sources, errors, (*stack, (str(target), name)))
+        done.add(str(target))
+        sub_items = _collect_imports(sub, target.parent, sources, errors, (*stack, (str(target), name)), done)
         items.extend(i for i in sub_items if not isinstance(i, m.Scenario))
     return items
 
