@@ -289,4 +289,81 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
             )
 
 
+@main.command()
+@click.argument("bundle", type=click.Path(path_type=Path))
+@click.option("--agent", "agent_name", required=True, help="A registered agent: oracle, greedy, random, null, or a plugin's.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs.jsonl"), show_default=True, help="Trajectory file (appended; a rerun resumes).")
+@click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids (default: every task).")
+@click.option("--split", default=None, help="Only tasks of this split.")
+@click.option("--max-steps", type=int, default=20, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
+@click.option("-q", "--quiet", is_flag=True)
+@diagnostics_option
+def run(
+    bundle: Path,
+    agent_name: str,
+    out: Path,
+    task_ids: str | None,
+    split: str | None,
+    max_steps: int,
+    seed: int,
+    quiet: bool,
+    diagnostics_format: str,
+) -> None:
+    """Play an agent against a bundle's tasks and append trajectories to --out."""
+    from compiler.runtime.bundle import LoadedBundle
+    from compiler.runtime.run import run as run_tasks
+
+    with _boundary(_Reporter(diagnostics_format)):
+        registry = load_registry()
+        entry = registry.agents.get(agent_name)
+        if entry is None:
+            raise ScnError(f"unknown agent {agent_name!r}; agents: {', '.join(sorted(registry.agents))}", path="--agent", code="usage")
+        if max_steps < 1:
+            raise ScnError("--max-steps must be at least 1", path="--max-steps", code="usage")
+        loaded = LoadedBundle.load(bundle)
+        ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else list(loaded.tasks)
+        if split is not None:
+            ids = [t for t in ids if loaded.task(t)["split"] == split]
+        played, skipped = run_tasks(loaded, lambda: entry.factory(seed), agent_name, out, tasks=ids, max_steps=max_steps, seed=seed)
+        if not quiet:
+            click.echo(f"{out}: {played} episodes played, {skipped} already done")
+
+
+@main.command()
+@click.argument("trajectories", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+@diagnostics_option
+def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
+    """Print the metrics of a trajectory file, per agent, in its bundle family's terms."""
+    from compiler.runtime.run import read_trajectories
+    from compiler.scoring import costbench, general
+
+    with _boundary(_Reporter(diagnostics_format)):
+        records = read_trajectories(trajectories)
+        if not records:
+            raise ScnError(f"{trajectories} holds no episodes", path=str(trajectories), code="data")
+        table: dict[str, dict[str, Any]] = {}
+        for agent in sorted({r["agent"] for r in records}):
+            mine = [r for r in records if r["agent"] == agent]
+            metrics = general.score(mine)
+            if mine[0]["bundle"]["domain"] == "travel":
+                metrics.update(costbench.score(mine))
+            table[agent] = metrics
+        if as_json:
+            click.echo(json.dumps(table, indent=2, sort_keys=True))
+            return
+        from rich.console import Console
+        from rich.table import Table
+
+        metrics_names = sorted({k for m in table.values() for k in m})
+        view = Table(title=str(trajectories))
+        view.add_column("metric")
+        for agent in table:
+            view.add_column(agent, justify="right")
+        for name in metrics_names:
+            view.add_row(name, *("-" if m.get(name) is None else f"{m[name]:.4g}" for m in table.values()))
+        Console().print(view)
+
+
 __all__ = ["main", "STAGE_NAMES"]

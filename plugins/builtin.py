@@ -100,3 +100,11 @@ def scn_register_dialects(register: Any) -> None:
         register(
             name, filename, convert, check=lambda doc, _n=name: dialects.check_dialect(_n, doc)
         )
+
+
+@hookimpl
+def scn_register_agents(register: Any) -> None:
+    from compiler.runtime.agents import AGENTS
+
+    for name, (factory, doc) in sorted(AGENTS.items()):
+        register(name, factory, doc=doc)

@@ -1,0 +1,1 @@
+"""The runtime: load a bundle, play agents against its tasks, write trajectories."""

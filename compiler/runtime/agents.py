@@ -1,0 +1,139 @@
+"""Reference agents: oracle, greedy (CostBench appendix B.2), random (seeded) and null.
+
+An agent gets `begin(bundle, task)` once per episode and then `act(observation)` until the
+episode ends. The oracle follows the task's ground truth and must score perfectly on every bundle;
+the null agent answers at once and must score zero: together they guard the bundle and the
+scorers. Agents are registered through the `scn_register_agents` hook like any plugin's.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from compiler.runtime.bundle import LoadedBundle
+
+
+def _args(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str, str]:
+    return {p["name"]: held[p["datatype"]] for p in bundle.tools[tool]["params"]}
+
+
+def _answer(task: dict[str, Any], held: dict[str, str]) -> dict[str, Any]:
+    return {"type": "answer", "answer": " ".join(held.get(g, "") for g in task["goals"])}
+
+
+class NullAgent:
+    """Does nothing and answers at once."""
+
+    name = "null"
+
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        self.task = task
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "answer", "answer": ""}
+
+
+class OracleAgent:
+    """Calls the ground-truth path (in parallel layers where the task has them), then answers."""
+
+    name = "oracle"
+
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        self.bundle = bundle
+        self.task = task
+        layers = task["truth"].get("layers") or [[t] for t in task["truth"]["path"]]
+        self.plan = [list(layer) for layer in layers]
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        held = observation["held"]
+        if not self.plan:
+            return _answer(self.task, held)
+        layer = self.plan.pop(0)
+        calls = [{"tool": t, "args": _args(self.bundle, t, held)} for t in layer]
+        if len(calls) == 1:
+            return {"type": "call", **calls[0]}
+        return {"type": "parallel", "calls": calls}
+
+
+class GreedyAgent:
+    """CostBench's greedy policy: the tool with the lowest cost per atomic component.
+
+    The first step may use any tool whose inputs are held; later steps only tools that consume
+    an output of the previous call (the chain property). Ties go to the name.
+    """
+
+    name = "greedy"
+
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        self.bundle = bundle
+        self.task = task
+        self.previous: set[str] = set()
+
+    def candidates(self, held: dict[str, str], tools: list[str]) -> list[str]:
+        out = []
+        for name in tools:
+            spec = self.bundle.tools[name]
+            if spec.get("baseline") is not None:
+                continue
+            inputs = {p["datatype"] for p in spec["params"]}
+            if not inputs <= set(held) or set(spec["outputs"]) <= set(held):
+                continue
+            if self.previous and not inputs & self.previous:
+                continue
+            out.append(name)
+        return out
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        held = observation["held"]
+        if all(g in held for g in self.task["goals"]):
+            return _answer(self.task, held)
+        options = self.candidates(held, observation["tools"])
+        if not options:
+            return _answer(self.task, held)
+
+        def utility(name: str) -> tuple[float, str]:
+            spec = self.bundle.tools[name]
+            return (self.bundle.cost(self.task, name) / max(1, len(spec["components"]) or 1), name)
+
+        choice = min(options, key=utility)
+        self.previous = set(self.bundle.tools[choice]["outputs"])
+        return {"type": "call", "tool": choice, "args": _args(self.bundle, choice, held)}
+
+
+class RandomAgent:
+    """Calls a random applicable tool (seeded per task) and answers once the goals are held."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        self.bundle = bundle
+        self.task = task
+        self.rng = random.Random(f"{self.seed}:{task['id']}")
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        held = observation["held"]
+        if all(g in held for g in self.task["goals"]):
+            return _answer(self.task, held)
+        options = []
+        for name in observation["tools"]:
+            spec = self.bundle.tools[name]
+            inputs = {p["datatype"] for p in spec["params"]}
+            if inputs <= set(held) and not set(spec["outputs"]) <= set(held):
+                options.append(name)
+        if not options:
+            return _answer(self.task, held)
+        choice = options[self.rng.randrange(len(options))]
+        return {"type": "call", "tool": choice, "args": _args(self.bundle, choice, held)}
+
+
+#: The built-in agents: name -> (factory taking a seed, doc).
+AGENTS = {
+    "null": (lambda seed=0: NullAgent(), "does nothing and answers at once; must score zero"),
+    "oracle": (lambda seed=0: OracleAgent(), "follows the ground truth; must score perfectly"),
+    "greedy": (lambda seed=0: GreedyAgent(), "CostBench's greedy policy (lowest cost per atomic component)"),
+    "random": (lambda seed=0: RandomAgent(seed), "a random applicable tool each step, seeded per task"),
+}

@@ -1,0 +1,78 @@
+"""A bundle loaded for running agents: tools, tasks, stubs and backend, from the folder alone.
+
+The runtime reads nothing but the bundle (no `.scn`, no compiler state), so a bundle handed to a
+colleague runs the same on their machine. Every file is checked against the manifest's SHA-256
+when loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from attrs import define
+
+from compiler.diagnostics import ScnDataError
+from compiler.emit.bundle import read_bundle, sha256
+from compiler.stages.emit import BUNDLE_FORMAT
+from compiler.stages.verify import load_stubs
+
+
+@define
+class LoadedBundle:
+    """Everything `Env` needs about one bundle, loaded once and shared by all episodes."""
+
+    root: Path
+    manifest: dict[str, Any]
+    manifest_sha256: str
+    tools: dict[str, dict[str, Any]]
+    tasks: dict[str, dict[str, Any]]
+    stubs: ModuleType
+    backend: Any
+
+    @classmethod
+    def load(cls, root: str | Path) -> LoadedBundle:
+        """Load and check a bundle folder.
+
+        Raises:
+            ScnDataError: not a bundle, a file changed since compiling, or another format version.
+        """
+        root = Path(root)
+        files = read_bundle(root)
+        manifest = json.loads(files.files["manifest.json"])
+        if str(manifest.get("format", "")).split("/")[0] != BUNDLE_FORMAT.split("/")[0] or manifest.get("format") != BUNDLE_FORMAT:
+            raise ScnDataError(f"{root}: bundle format {manifest.get('format')!r}; this scn reads {BUNDLE_FORMAT}", path="$.format")
+        stubs = load_stubs(root, name=f"scn_stubs_{sha256(files.files['stubs.py'])[:12]}")
+        return cls(
+            root=root,
+            manifest=manifest,
+            manifest_sha256=sha256(files.files["manifest.json"]),
+            tools={t["name"]: t for t in files.json("tools/internal.json")},
+            tasks={t["id"]: t for t in files.jsonl("tasks.jsonl")},
+            stubs=stubs,
+            backend=stubs.Backend.load(root),
+        )
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        """Return one task record.
+
+        Raises:
+            ScnDataError: the bundle has no such task.
+        """
+        try:
+            return self.tasks[task_id]
+        except KeyError:
+            sample = ", ".join(list(self.tasks)[:3])
+            raise ScnDataError(f"{self.root}: no task {task_id!r} (for example: {sample})", path="$.task") from None
+
+    def visible_tools(self, task: dict[str, Any]) -> list[str]:
+        """Return the tools a task shows the agent, in bundle order."""
+        return list(task["tools"]) if task["tools"] else list(self.tools)
+
+    def cost(self, task: dict[str, Any], tool: str) -> float:
+        """Return what one call of `tool` costs in `task` (per-task costs win over global ones)."""
+        if tool in task["costs"]:
+            return float(task["costs"][tool])
+        return float(self.tools[tool].get("cost") or 0.0)

@@ -1,0 +1,135 @@
+"""Play an agent over a bundle's tasks and write trajectories, resuming an interrupted run.
+
+A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
+
+    {"schema": "scn-trajectory/1",
+     "bundle": {"path", "manifest_sha256", "domain", "scenario"},
+     "task": id, "agent": name, "settings": {"max_steps", "seed"},
+     "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
+                "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
+     "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
+                 "failed_calls", "path", "cost", "steps", "truth": {"path", "cost"}}}
+
+Each line is appended and flushed as soon as its episode ends; a run started again with the same
+output file skips the episodes already written (keyed by task, agent and settings).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from compiler.diagnostics import ScnDataError
+from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.env import Env
+
+SCHEMA = "scn-trajectory/1"
+
+
+def episode(bundle: LoadedBundle, task_id: str, agent: Any, agent_name: str, *, max_steps: int = 20, seed: int = 0) -> dict[str, Any]:
+    """Play one episode and return its trajectory record."""
+    env = Env(bundle, task_id, max_steps=max_steps)
+    observation = env.reset()
+    agent.begin(bundle, env.task)
+    done = False
+    while not done:
+        try:
+            action = agent.act(observation)
+        except Exception as e:  # noqa: BLE001 - a crashing agent ends its episode, not the run
+            action = {"type": "answer", "answer": "", "agent_error": f"{type(e).__name__}: {e}"}
+        observation, _reward, done, _info = env.step(action)
+    return {
+        "schema": SCHEMA,
+        "bundle": {
+            "path": str(bundle.root),
+            "manifest_sha256": bundle.manifest_sha256,
+            "domain": bundle.manifest["scenario"]["domain"],
+            "scenario": bundle.manifest["scenario"]["name"],
+        },
+        "task": task_id,
+        "agent": agent_name,
+        "settings": {"max_steps": max_steps, "seed": seed},
+        "steps": env.steps,
+        "outcome": env.outcome(),
+    }
+
+
+def _key(record: dict[str, Any]) -> tuple[str, str, str]:
+    return (record["task"], record["agent"], json.dumps(record["settings"], sort_keys=True))
+
+
+def done_keys(out: Path) -> set[tuple[str, str, str]]:
+    """Return the episodes already in `out`; a torn last line (a crash mid-write) is ignored."""
+    if not out.exists():
+        return set()
+    keys = set()
+    for line in out.read_text(encoding="utf-8").splitlines():
+        try:
+            keys.add(_key(json.loads(line)))
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+    return keys
+
+
+def run(
+    bundle: LoadedBundle,
+    agent_factory: Callable[[], Any],
+    agent_name: str,
+    out: Path,
+    *,
+    tasks: Iterable[str] | None = None,
+    max_steps: int = 20,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, int]:
+    """Run every task (or the given ones) not yet in `out`; return (played, skipped)."""
+    ids = list(tasks) if tasks is not None else list(bundle.tasks)
+    for task_id in ids:
+        bundle.task(task_id)
+    settings = json.dumps({"max_steps": max_steps, "seed": seed}, sort_keys=True)
+    already = done_keys(out)
+    todo = [t for t in ids if (t, agent_name, settings) not in already]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _repair_tail(out)
+    with out.open("a", encoding="utf-8") as f:
+        for n, task_id in enumerate(todo, start=1):
+            record = episode(bundle, task_id, agent_factory(), agent_name, max_steps=max_steps, seed=seed)
+            f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
+            f.flush()
+            if progress is not None:
+                progress(n, len(todo))
+    return len(todo), len(ids) - len(todo)
+
+
+def _repair_tail(out: Path) -> None:
+    """Drop a torn final line left by a crash, so appending starts on a fresh line."""
+    if not out.exists():
+        return
+    data = out.read_bytes()
+    if data and not data.endswith(b"\n"):
+        out.write_bytes(data[: data.rfind(b"\n") + 1])
+
+
+def read_trajectories(path: Path) -> list[dict[str, Any]]:
+    """Read a trajectory file, checking each line's schema.
+
+    Raises:
+        ScnDataError: a line is not JSON or not a `scn-trajectory/1` record (with its line number).
+    """
+    records = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ScnDataError(f"{path}:{number}: not JSON ({e.msg})", path=f"{path}:{number}") from None
+        if not isinstance(record, dict) or record.get("schema") != SCHEMA:
+            raise ScnDataError(f"{path}:{number}: not a {SCHEMA} record", path=f"{path}:{number}: $.schema")
+        for key in ("task", "agent", "steps", "outcome", "bundle"):
+            if key not in record:
+                raise ScnDataError(f"{path}:{number}: missing '{key}'", path=f"{path}:{number}: $.{key}")
+        records.append(record)
+    return records

@@ -1,0 +1,1 @@
+"""Scoring: each benchmark family's published metrics, computed from trajectory files."""
