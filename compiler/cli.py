@@ -297,6 +297,8 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
 @click.option("--split", default=None, help="Only tasks of this split.")
 @click.option("--max-steps", type=int, default=20, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
+@click.option("--blocker", default=None, help="A blocker the bundle declares (by name or effect), applied online.")
+@click.option("--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker.")
 @click.option("-q", "--quiet", is_flag=True)
 @diagnostics_option
 def run(
@@ -307,6 +309,8 @@ def run(
     split: str | None,
     max_steps: int,
     seed: int,
+    blocker: str | None,
+    blocks: int,
     quiet: bool,
     diagnostics_format: str,
 ) -> None:
@@ -325,7 +329,17 @@ def run(
         ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else list(loaded.tasks)
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
-        played, skipped = run_tasks(loaded, lambda: entry.factory(seed), agent_name, out, tasks=ids, max_steps=max_steps, seed=seed)
+        played, skipped = run_tasks(
+            loaded,
+            lambda: entry.factory(seed),
+            agent_name,
+            out,
+            tasks=ids,
+            max_steps=max_steps,
+            seed=seed,
+            blocker=blocker,
+            blocks=blocks if blocker else 0,
+        )
         if not quiet:
             click.echo(f"{out}: {played} episodes played, {skipped} already done")
 

@@ -68,7 +68,11 @@ def test_invalid_calls_are_answered_and_counted() -> None:
     cases = [
         {"type": "call", "tool": "No_Such_Tool", "args": {}},
         {"type": "call", "tool": first, "args": {}},
-        {"type": "call", "tool": first, "args": {p["name"]: "x" for p in loaded.tools[first]["params"]}},
+        {
+            "type": "call",
+            "tool": first,
+            "args": {p["name"]: "x" for p in loaded.tools[first]["params"]},
+        },
         {"type": "launch"},
         "not an action",
     ]
@@ -91,7 +95,17 @@ def test_invalid_calls_are_answered_and_counted() -> None:
             st.none(),
             st.integers(),
             st.text(max_size=5),
-            st.dictionaries(st.sampled_from(["type", "tool", "args", "calls", "answer"]), st.one_of(st.none(), st.text(max_size=8), st.integers(), st.lists(st.dictionaries(st.text(max_size=4), st.text(max_size=4)), max_size=3), st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=3)), max_size=4),
+            st.dictionaries(
+                st.sampled_from(["type", "tool", "args", "calls", "answer"]),
+                st.one_of(
+                    st.none(),
+                    st.text(max_size=8),
+                    st.integers(),
+                    st.lists(st.dictionaries(st.text(max_size=4), st.text(max_size=4)), max_size=3),
+                    st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=3),
+                ),
+                max_size=4,
+            ),
         ),
         max_size=25,
     )
@@ -154,7 +168,9 @@ def test_edit_distance_by_hand(a: list[str], b: list[str], distance: int) -> Non
     assert costbench.edit_distance(a, b) == distance
 
 
-def _record(path: list[tuple[str, float]], truth: list[str], truth_cost: float, reached: bool = True) -> dict[str, Any]:
+def _record(
+    path: list[tuple[str, float]], truth: list[str], truth_cost: float, reached: bool = True
+) -> dict[str, Any]:
     results = [{"tool": t, "ok": True, "valid": True, "cost": c, "output": None} for t, c in path]
     return {
         "task": "t",
@@ -174,7 +190,9 @@ def _record(path: list[tuple[str, float]], truth: list[str], truth_cost: float, 
 
 def test_costbench_figure_8_worked_example() -> None:
     """Appendix B.3.3: agent 22.22 + 38.55 + 23.56 against ground truth 40.73 + 42.67."""
-    record = _record([("Tool3", 22.22), ("Tool4", 38.55), ("Tool5", 23.56)], ["Tool1", "Tool2"], 83.40)
+    record = _record(
+        [("Tool3", 22.22), ("Tool4", 38.55), ("Tool5", 23.56)], ["Tool1", "Tool2"], 83.40
+    )
     table = costbench.score([record])
     assert table["cost_gap"] == pytest.approx(0.93)
     assert table["aed"] == 3
@@ -227,3 +245,65 @@ def test_cli_run_then_score(tmp_path: Path) -> None:
     assert table["null"]["success_rate"] == 0.0
     bad = runner.invoke(main, ["run", bundle, "--agent", "nobody", "--out", str(out)])
     assert bad.exit_code == 2 and "unknown agent 'nobody'" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "blocker", ["ban_tool", "cost_change", "remove_tools", "preference_change"]
+)
+@pytest.mark.parametrize("blocks", [1, 2, 3])
+def test_oracle_is_perfect_under_every_blocker(blocker: str, blocks: int) -> None:
+    loaded = _travel()
+    records = [
+        episode(loaded, t, AGENTS["oracle"][0](0), "oracle", blocker=blocker, blocks=blocks)
+        for t in loaded.tasks
+    ]
+    fired = [r for r in records if costbench.met_all_events(r)]
+    assert fired, "no episode experienced the planned events: the trigger schedule is broken"
+    table = costbench.score(records)
+    assert table["emr"] == 1.0 and table["cost_gap"] == pytest.approx(0.0) and table["tcr"] == 1.0
+    for r in fired:
+        assert all(e["kind"] == blocker for e in r["outcome"]["events"])
+
+
+def test_ban_tool_bans_the_called_tool_and_keeps_the_task_solvable() -> None:
+    loaded = _travel()
+    for task_id in loaded.tasks:
+        record = episode(
+            loaded, task_id, AGENTS["greedy"][0](0), "greedy", blocker="ban_tool", blocks=1
+        )
+        events = record["outcome"]["events"]
+        if events:
+            banned = events[0]["banned"]
+            failed = [
+                r
+                for s in record["steps"]
+                for r in s["results"]
+                if r["tool"] == banned and not r["ok"]
+            ]
+            assert failed and failed[0]["error"] in loaded.scenario["blockers"][0]["messages"]
+            assert record["outcome"]["goals_reached"]
+
+
+def test_cost_change_redraws_costs_by_the_bundle_laws() -> None:
+    loaded = _travel()
+    task_id = next(iter(loaded.tasks))
+    env = Env(loaded, task_id, blocker="cost_change", blocks=1)
+    obs = env.reset()
+    before = dict(obs["costs"])
+    agent = AGENTS["oracle"][0](0)
+    agent.begin(loaded, env.task)
+    while not env.done and not env.events:
+        obs, *_ = env.step(agent.act(obs))
+    assert env.events and env.events[0]["effect"] == "reprice"
+    after = obs["costs"]
+    assert set(after) == set(before) and after != before
+    assert all(15.0 <= after[t] <= 25.0 for t in after if not loaded.tools[t]["components"])
+
+
+def test_unknown_blocker_and_out_of_range_counts_are_errors() -> None:
+    loaded = _travel()
+    task_id = next(iter(loaded.tasks))
+    with pytest.raises(ScnDataError, match="no blocker 'meteor'"):
+        Env(loaded, task_id, blocker="meteor", blocks=1)
+    with pytest.raises(ScnDataError, match="allows 1..3 events"):
+        Env(loaded, task_id, blocker="ban_tool", blocks=9)

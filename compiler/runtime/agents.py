@@ -19,7 +19,11 @@ def _args(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str, st
 
 
 def _answer(task: dict[str, Any], held: dict[str, str]) -> dict[str, Any]:
-    return {"type": "answer", "answer": " ".join(held.get(g, "") for g in task["goals"])}
+    return _answer_goals(task["goals"], held)
+
+
+def _answer_goals(goals: list[str], held: dict[str, str]) -> dict[str, Any]:
+    return {"type": "answer", "answer": " ".join(held.get(g, "") for g in goals)}
 
 
 class NullAgent:
@@ -47,8 +51,20 @@ class OracleAgent:
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         held = observation["held"]
+        if observation.get("events"):
+            # The environment changed: re-plan from here with what the agent can now see.
+            from compiler.runtime.blockers import optimal_path
+
+            path, _ = optimal_path(
+                self.bundle.tools,
+                observation["tools"],
+                observation["costs"],
+                set(held),
+                observation["goals"],
+            )
+            self.plan = [[t] for t in path]
         if not self.plan:
-            return _answer(self.task, held)
+            return _answer_goals(observation["goals"], held)
         layer = self.plan.pop(0)
         calls = [{"tool": t, "args": _args(self.bundle, t, held)} for t in layer]
         if len(calls) == 1:
@@ -86,15 +102,23 @@ class GreedyAgent:
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         held = observation["held"]
-        if all(g in held for g in self.task["goals"]):
-            return _answer(self.task, held)
+        goals = observation.get("goals", self.task["goals"])
+        if observation.get("events"):
+            self.previous = set()  # first-step relaxation after a blocking event (eq. 10)
+        if all(g in held for g in goals):
+            return _answer_goals(goals, held)
         options = self.candidates(held, observation["tools"])
         if not options:
-            return _answer(self.task, held)
+            return _answer_goals(goals, held)
+        costs = observation.get("costs", {})
 
         def utility(name: str) -> tuple[float, str]:
             spec = self.bundle.tools[name]
-            return (self.bundle.cost(self.task, name) / max(1, len(spec["components"]) or 1), name)
+            return (
+                costs.get(name, self.bundle.cost(self.task, name))
+                / max(1, len(spec["components"]) or 1),
+                name,
+            )
 
         choice = min(options, key=utility)
         self.previous = set(self.bundle.tools[choice]["outputs"])
@@ -134,6 +158,12 @@ class RandomAgent:
 AGENTS = {
     "null": (lambda seed=0: NullAgent(), "does nothing and answers at once; must score zero"),
     "oracle": (lambda seed=0: OracleAgent(), "follows the ground truth; must score perfectly"),
-    "greedy": (lambda seed=0: GreedyAgent(), "CostBench's greedy policy (lowest cost per atomic component)"),
-    "random": (lambda seed=0: RandomAgent(seed), "a random applicable tool each step, seeded per task"),
+    "greedy": (
+        lambda seed=0: GreedyAgent(),
+        "CostBench's greedy policy (lowest cost per atomic component)",
+    ),
+    "random": (
+        lambda seed=0: RandomAgent(seed),
+        "a random applicable tool each step, seeded per task",
+    ),
 }

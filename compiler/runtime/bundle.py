@@ -31,6 +31,7 @@ class LoadedBundle:
     tasks: dict[str, dict[str, Any]]
     stubs: ModuleType
     backend: Any
+    scenario: dict[str, Any]
 
     @classmethod
     def load(cls, root: str | Path) -> LoadedBundle:
@@ -42,8 +43,14 @@ class LoadedBundle:
         root = Path(root)
         files = read_bundle(root)
         manifest = json.loads(files.files["manifest.json"])
-        if str(manifest.get("format", "")).split("/")[0] != BUNDLE_FORMAT.split("/")[0] or manifest.get("format") != BUNDLE_FORMAT:
-            raise ScnDataError(f"{root}: bundle format {manifest.get('format')!r}; this scn reads {BUNDLE_FORMAT}", path="$.format")
+        if (
+            str(manifest.get("format", "")).split("/")[0] != BUNDLE_FORMAT.split("/")[0]
+            or manifest.get("format") != BUNDLE_FORMAT
+        ):
+            raise ScnDataError(
+                f"{root}: bundle format {manifest.get('format')!r}; this scn reads {BUNDLE_FORMAT}",
+                path="$.format",
+            )
         stubs = load_stubs(root, name=f"scn_stubs_{sha256(files.files['stubs.py'])[:12]}")
         return cls(
             root=root,
@@ -53,6 +60,7 @@ class LoadedBundle:
             tasks={t["id"]: t for t in files.jsonl("tasks.jsonl")},
             stubs=stubs,
             backend=stubs.Backend.load(root),
+            scenario=files.json("scenario.json"),
         )
 
     def task(self, task_id: str) -> dict[str, Any]:
@@ -65,7 +73,9 @@ class LoadedBundle:
             return self.tasks[task_id]
         except KeyError:
             sample = ", ".join(list(self.tasks)[:3])
-            raise ScnDataError(f"{self.root}: no task {task_id!r} (for example: {sample})", path="$.task") from None
+            raise ScnDataError(
+                f"{self.root}: no task {task_id!r} (for example: {sample})", path="$.task"
+            ) from None
 
     def visible_tools(self, task: dict[str, Any]) -> list[str]:
         """Return the tools a task shows the agent, in bundle order."""

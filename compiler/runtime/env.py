@@ -15,6 +15,8 @@ from typing import Any
 
 from attrs import define, field
 
+from compiler.diagnostics import ScnDataError
+from compiler.runtime import blockers as bl
 from compiler.runtime.bundle import LoadedBundle
 
 
@@ -51,6 +53,8 @@ class Env:
     bundle: LoadedBundle
     task_id: str
     max_steps: int = 20
+    blocker: str | None = None
+    blocks: int = 0
     task: dict[str, Any] = field(init=False)
     held: dict[str, str] = field(init=False, factory=dict)
     steps: list[dict[str, Any]] = field(init=False, factory=list)
@@ -58,32 +62,82 @@ class Env:
     answer: str | None = field(init=False, default=None)
     visible: list[str] = field(init=False, factory=list)
     banned: set[str] = field(init=False, factory=set)
+    hidden: set[str] = field(init=False, factory=set)
+    costs: dict[str, float] = field(init=False, factory=dict)
+    rule: dict[str, Any] | None = field(init=False, default=None)
+    events: list[dict[str, Any]] = field(init=False, factory=list)
+    segments: list[dict[str, Any]] = field(init=False, factory=list)
+    call_steps: int = field(init=False, default=0)
+    trigger_at: int | None = field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
         self.task = self.bundle.task(self.task_id)
+        if self.blocker is not None:
+            rules = {b["name"]: b for b in self.bundle.scenario.get("blockers", [])}
+            by_effect = {b["effect"]: b for b in rules.values()}
+            self.rule = rules.get(self.blocker) or by_effect.get(self.blocker)
+            if self.rule is None:
+                known = ", ".join(sorted(rules)) or "none"
+                raise ScnDataError(
+                    f"this bundle declares no blocker {self.blocker!r} (blockers: {known})",
+                    path="--blocker",
+                )
+            low, high = self.rule["count"]
+            if not low <= self.blocks <= high:
+                raise ScnDataError(
+                    f"blocker {self.rule['name']!r} allows {low}..{high} events per task, not {self.blocks}",
+                    path="--blocks",
+                )
 
     # ------------------------------------------------------------ episode
     def reset(self) -> dict[str, Any]:
         """Start the episode and return the first observation."""
+        self.task = self.bundle.task(self.task_id)
         self.held = dict(self.task["given"])
         self.steps = []
         self.done = False
         self.answer = None
         self.visible = self.bundle.visible_tools(self.task)
         self.banned = set()
+        self.hidden = set()
+        self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
+        self.events = []
+        self.call_steps = 0
+        truth = self.task["truth"]
+        self.segments = [
+            {
+                "path": list(truth["path"]),
+                "cost": truth["cost"],
+                "costs": dict(self.costs),
+                "calls": 0,
+            }
+        ]
+        self.trigger_at = None
+        if self.rule is not None and self.blocks > 0:
+            self.trigger_at = bl.next_trigger(0, len(truth["path"]), self.blocks, 0)
         return self.observation([])
 
     def observation(self, results: list[CallResult]) -> dict[str, Any]:
         """Return what the agent sees: the query, what it holds, its tools and the last results."""
+        tools = self.available()
         return {
             "task": self.task_id,
             "query": self.task["query"],
             "held": dict(self.held),
-            "tools": [t for t in self.visible if t not in self.banned],
+            "goals": list(self.task["goals"]),
+            "tools": tools,
+            "costs": {t: self.costs.get(t, 0.0) for t in tools},
             "results": [r.to_dict() for r in results],
+            "events": [e for e in self.events if e["step"] == len(self.steps) - 1]
+            if self.steps
+            else [],
             "step": len(self.steps),
             "done": self.done,
         }
+
+    def available(self) -> list[str]:
+        """Return the tools the agent may call now (visible, not banned, not hidden)."""
+        return [t for t in self.visible if t not in self.banned and t not in self.hidden]
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
         """Apply one action; return (observation, reward, done, info). Never raises."""
@@ -93,15 +147,40 @@ class Env:
         results: list[CallResult] = []
         error = None
         kind = action.get("type") if isinstance(action, dict) else None
-        if kind == "call":
-            results.append(self.call(action.get("tool"), action.get("args")))
-        elif kind == "parallel":
-            calls = action.get("calls")
+        if kind in ("call", "parallel"):
+            calls = [action] if kind == "call" else action.get("calls")
             if not isinstance(calls, list) or not calls:
                 error = "a parallel action needs a non-empty list of calls"
             else:
-                batch = [self.check(c.get("tool") if isinstance(c, dict) else None, c.get("args") if isinstance(c, dict) else None) for c in calls]
-                results = [self.execute(r) if r.valid else r for r in batch]
+                firing = (
+                    self.trigger_at is not None
+                    and self.call_steps == self.trigger_at
+                    and len(self.events) < self.blocks
+                )
+                batch = [
+                    self.check(
+                        c.get("tool") if isinstance(c, dict) else None,
+                        c.get("args") if isinstance(c, dict) else None,
+                    )
+                    for c in calls
+                ]
+                if (
+                    firing
+                    and self.rule is not None
+                    and self.rule["effect"] == "ban"
+                    and batch[0].valid
+                ):
+                    results = [self.ban(batch[0])] + [
+                        self.execute(r) if r.valid else r for r in batch[1:]
+                    ]
+                else:
+                    results = [self.execute(r) if r.valid else r for r in batch]
+                self.segments[-1]["calls"] += sum(
+                    1 for r in results if r.valid and r.ok and r.trusted
+                )
+                self.call_steps += 1
+                if firing:
+                    self.fire(results)
         elif kind == "answer":
             self.answer = str(action.get("answer", ""))
             self.done = True
@@ -122,6 +201,113 @@ class Env:
         reward = 1.0 if self.done and self.success() else 0.0
         return self.observation(results), reward, self.done, {"error": error}
 
+    # ------------------------------------------------------------ blockers
+    def event_seed(self) -> int:
+        return bl.base_seed(
+            int(self.bundle.manifest.get("seed", 0)), self.task_id
+        ) + bl.EVENT_SEED_STEP * len(self.events)
+
+    def message(self, rng: Any, preferences: str = "") -> str:
+        pool = self.rule["messages"] if self.rule else []
+        if not pool:
+            return ""
+        return pool[rng.randrange(len(pool))].replace("{preferences}", preferences)
+
+    def ban(self, checked: CallResult) -> CallResult:
+        """The call at a ban trigger fails, and its tool is banned from now on."""
+        rng = bl.event_rng(self.event_seed())
+        self.banned.add(checked.tool)
+        text = self.message(rng) or f"tool {checked.tool!r} has been disabled"
+        return CallResult(checked.tool, False, True, error=text)
+
+    def fire(self, results: list[CallResult]) -> None:
+        """Apply the planned event after this step, re-solve the ground truth, plan the next."""
+        assert self.rule is not None
+        effect = self.rule["effect"]
+        rng = bl.event_rng(self.event_seed())
+        event: dict[str, Any] = {
+            "step": len(self.steps),
+            "kind": self.rule["name"],
+            "effect": effect,
+            "signal": self.rule["signal"],
+        }
+        if effect == "ban":
+            event["banned"] = results[0].tool
+            event["message"] = results[0].error
+        elif effect == "reprice":
+            args = self.rule.get("effect_args") or ["1", "10000"]
+            low, high = int(float(args[0])), int(float(args[1])) if len(args) > 1 else 10000
+            new_seed = rng.randrange(low, high)
+            self.costs = bl.redraw_costs(
+                self.bundle.scenario,
+                self.bundle.tools,
+                list(self.visible),
+                self.task["id"],
+                new_seed,
+            )
+            event["seed"] = new_seed
+        elif effect == "hide_composites":
+            lengths = sorted(
+                {
+                    len(self.bundle.tools[t]["components"])
+                    for t in self.visible
+                    if self.bundle.tools[t]["components"]
+                }
+            )
+            if lengths:
+                length = lengths[rng.randrange(len(lengths))]
+                self.hidden = {
+                    t for t in self.visible if len(self.bundle.tools[t]["components"]) == length
+                }
+                event["hidden_length"] = length
+        elif effect == "change_preference":
+            group = self.task.get("info", {}).get("subtask", self.task["generator"])
+            others = sorted(
+                t
+                for t, rec in self.bundle.tasks.items()
+                if t != self.task["id"]
+                and rec.get("info", {}).get("subtask", rec["generator"]) == group
+                and rec["goals"] == self.task["goals"]
+            )
+            if others:
+                self.task = self.bundle.task(others[rng.randrange(len(others))])
+                self.held = dict(self.task["given"])
+                self.visible = self.bundle.visible_tools(self.task)
+                self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
+                prefs = ", ".join(
+                    f"{k} {v}"
+                    for k, v in sorted(self.task["given"].items())
+                    if not v.startswith("<")
+                )
+                event["message"] = self.message(rng, prefs) or f"New preferences: {prefs}"
+                event["task"] = self.task["id"]
+        self.events.append(event)
+        path, cost = bl.optimal_path(
+            self.bundle.tools, self.available(), self.costs, set(self.held), self.task["goals"]
+        )
+        self.segments.append(
+            {"path": list(path), "cost": cost, "costs": dict(self.costs), "calls": 0}
+        )
+        self.trigger_at = (
+            bl.next_trigger(self.call_steps, len(path), self.blocks, len(self.events))
+            if len(self.events) < self.blocks
+            else None
+        )
+
+    def truth(self) -> dict[str, Any]:
+        """Return the episode's ground truth: each segment's prefix up to its next event, then the last."""
+        path: list[str] = []
+        cost = 0.0
+        for i, seg in enumerate(self.segments):
+            part = seg["path"] if i == len(self.segments) - 1 else seg["path"][: seg["calls"]]
+            path.extend(part)
+            cost += (
+                sum(seg["costs"].get(t, 0.0) for t in part)
+                if len(self.segments) > 1
+                else (seg["cost"] or 0.0)
+            )
+        return {"path": path, "cost": round(cost, 6)}
+
     # ------------------------------------------------------------ calls
     def call(self, tool: Any, args: Any) -> CallResult:
         """Check and run one call."""
@@ -135,22 +321,34 @@ class Env:
         if spec is None:
             return CallResult(name, False, False, error=f"unknown tool {name!r}")
         if name not in self.visible:
-            return CallResult(name, False, False, error=f"tool {name!r} is not available in this task")
-        if name in self.banned:
-            return CallResult(name, False, False, error=f"tool {name!r} has been disabled")
+            return CallResult(
+                name, False, False, error=f"tool {name!r} is not available in this task"
+            )
+        if name in self.banned or name in self.hidden:
+            return CallResult(name, False, False, error=f"tool {name!r} is not available any more")
         if not isinstance(args, dict):
-            return CallResult(name, False, False, error="arguments must be an object of parameter names to values")
+            return CallResult(
+                name, False, False, error="arguments must be an object of parameter names to values"
+            )
         params = {p["name"]: p["datatype"] for p in spec["params"]}
         missing = sorted(set(params) - set(args))
         extra = sorted(set(args) - set(params))
         if missing or extra:
-            parts = ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(extra)}"] if extra else [])
-            return CallResult(name, False, False, error=f"{name}: wrong arguments ({'; '.join(parts)})")
+            parts = ([f"missing {', '.join(missing)}"] if missing else []) + (
+                [f"unknown {', '.join(extra)}"] if extra else []
+            )
+            return CallResult(
+                name, False, False, error=f"{name}: wrong arguments ({'; '.join(parts)})"
+            )
         for pname, datatype in params.items():
             if datatype not in self.held:
-                return CallResult(name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet")
+                return CallResult(
+                    name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
+                )
             if str(args[pname]) != self.held[datatype]:
-                return CallResult(name, False, False, error=f"{name}: {pname} is not the {datatype} you hold")
+                return CallResult(
+                    name, False, False, error=f"{name}: {pname} is not the {datatype} you hold"
+                )
         return CallResult(name, True, True)
 
     def execute(self, checked: CallResult) -> CallResult:
@@ -158,13 +356,17 @@ class Env:
         spec = self.bundle.tools[checked.tool]
         args = {p["name"]: self.held[p["datatype"]] for p in spec["params"]}
         result = self.bundle.stubs.TOOLS[checked.tool](self.bundle.backend, args)
-        cost = self.bundle.cost(self.task, checked.tool)
+        cost = self.costs.get(checked.tool, self.bundle.cost(self.task, checked.tool))
         trusted = spec.get("baseline") is None
         if not result.get("ok"):
-            return CallResult(checked.tool, False, True, error=result.get("error"), cost=cost, trusted=trusted)
+            return CallResult(
+                checked.tool, False, True, error=result.get("error"), cost=cost, trusted=trusted
+            )
         if trusted:
             self.held[result["output"]] = result["value"]
-        return CallResult(checked.tool, True, True, result["output"], result["value"], cost=cost, trusted=trusted)
+        return CallResult(
+            checked.tool, True, True, result["output"], result["value"], cost=cost, trusted=trusted
+        )
 
     # ------------------------------------------------------------ outcome
     def success(self) -> bool:
@@ -188,5 +390,6 @@ class Env:
             "path": [r["tool"] for r in valid],
             "cost": round(sum(r["cost"] for r in valid), 6),
             "steps": len(self.steps),
-            "truth": {"path": self.task["truth"]["path"], "cost": self.task["truth"]["cost"]},
+            "truth": self.truth(),
+            "events": list(self.events),
         }

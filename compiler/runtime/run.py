@@ -4,11 +4,15 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 
     {"schema": "scn-trajectory/1",
      "bundle": {"path", "manifest_sha256", "domain", "scenario"},
-     "task": id, "agent": name, "settings": {"max_steps", "seed"},
+     "task": id, "agent": name, "settings": {"max_steps", "seed"[, "blocker", "blocks"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
      "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
-                 "failed_calls", "path", "cost", "steps", "truth": {"path", "cost"}}}
+                 "failed_calls", "path", "cost", "steps", "truth": {"path", "cost"},
+                 "events": [{"step", "kind", "effect", "signal", ...}]}}
+
+Under a blocker, `truth` is the re-solved ground truth of this episode (see
+`compiler.runtime.blockers`), not the static one in the bundle.
 
 Each line is appended and flushed as soon as its episode ends; a run started again with the same
 output file skips the episodes already written (keyed by task, agent and settings).
@@ -28,9 +32,19 @@ from compiler.runtime.env import Env
 SCHEMA = "scn-trajectory/1"
 
 
-def episode(bundle: LoadedBundle, task_id: str, agent: Any, agent_name: str, *, max_steps: int = 20, seed: int = 0) -> dict[str, Any]:
+def episode(
+    bundle: LoadedBundle,
+    task_id: str,
+    agent: Any,
+    agent_name: str,
+    *,
+    max_steps: int = 20,
+    seed: int = 0,
+    blocker: str | None = None,
+    blocks: int = 0,
+) -> dict[str, Any]:
     """Play one episode and return its trajectory record."""
-    env = Env(bundle, task_id, max_steps=max_steps)
+    env = Env(bundle, task_id, max_steps=max_steps, blocker=blocker, blocks=blocks)
     observation = env.reset()
     agent.begin(bundle, env.task)
     done = False
@@ -50,10 +64,18 @@ def episode(bundle: LoadedBundle, task_id: str, agent: Any, agent_name: str, *, 
         },
         "task": task_id,
         "agent": agent_name,
-        "settings": {"max_steps": max_steps, "seed": seed},
+        "settings": settings(max_steps, seed, blocker, blocks),
         "steps": env.steps,
         "outcome": env.outcome(),
     }
+
+
+def settings(max_steps: int, seed: int, blocker: str | None, blocks: int) -> dict[str, Any]:
+    """Return the settings that make two episodes of one task comparable (and resumable)."""
+    out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
+    if blocker is not None:
+        out.update({"blocker": blocker, "blocks": blocks})
+    return out
 
 
 def _key(record: dict[str, Any]) -> tuple[str, str, str]:
@@ -82,20 +104,35 @@ def run(
     tasks: Iterable[str] | None = None,
     max_steps: int = 20,
     seed: int = 0,
+    blocker: str | None = None,
+    blocks: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`; return (played, skipped)."""
     ids = list(tasks) if tasks is not None else list(bundle.tasks)
     for task_id in ids:
         bundle.task(task_id)
-    settings = json.dumps({"max_steps": max_steps, "seed": seed}, sort_keys=True)
+    wanted = json.dumps(settings(max_steps, seed, blocker, blocks), sort_keys=True)
+    if blocker is not None:
+        Env(
+            bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks
+        )  # checks the blocker early
     already = done_keys(out)
-    todo = [t for t in ids if (t, agent_name, settings) not in already]
+    todo = [t for t in ids if (t, agent_name, wanted) not in already]
     out.parent.mkdir(parents=True, exist_ok=True)
     _repair_tail(out)
     with out.open("a", encoding="utf-8") as f:
         for n, task_id in enumerate(todo, start=1):
-            record = episode(bundle, task_id, agent_factory(), agent_name, max_steps=max_steps, seed=seed)
+            record = episode(
+                bundle,
+                task_id,
+                agent_factory(),
+                agent_name,
+                max_steps=max_steps,
+                seed=seed,
+                blocker=blocker,
+                blocks=blocks,
+            )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             f.flush()
             if progress is not None:
@@ -125,11 +162,17 @@ def read_trajectories(path: Path) -> list[dict[str, Any]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as e:
-            raise ScnDataError(f"{path}:{number}: not JSON ({e.msg})", path=f"{path}:{number}") from None
+            raise ScnDataError(
+                f"{path}:{number}: not JSON ({e.msg})", path=f"{path}:{number}"
+            ) from None
         if not isinstance(record, dict) or record.get("schema") != SCHEMA:
-            raise ScnDataError(f"{path}:{number}: not a {SCHEMA} record", path=f"{path}:{number}: $.schema")
+            raise ScnDataError(
+                f"{path}:{number}: not a {SCHEMA} record", path=f"{path}:{number}: $.schema"
+            )
         for key in ("task", "agent", "steps", "outcome", "bundle"):
             if key not in record:
-                raise ScnDataError(f"{path}:{number}: missing '{key}'", path=f"{path}:{number}: $.{key}")
+                raise ScnDataError(
+                    f"{path}:{number}: missing '{key}'", path=f"{path}:{number}: $.{key}"
+                )
         records.append(record)
     return records

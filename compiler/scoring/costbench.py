@@ -55,13 +55,37 @@ def progress_aware_cost(record: dict[str, Any], goals: Sequence[str] | None = No
     return round(total, 6)
 
 
-def score(records: list[dict[str, Any]], goals_of: dict[str, Sequence[str]] | None = None) -> dict[str, Any]:
-    """Return CostBench's metric table over trajectory records."""
+def met_all_events(record: dict[str, Any]) -> bool:
+    """Return whether an episode saw as many blocking events as its run planned (B.3.2)."""
+    planned = (
+        record.get("settings", {}).get("blocks", 0)
+        if record.get("settings", {}).get("blocker")
+        else 0
+    )
+    return len(record["outcome"].get("events", [])) >= planned
+
+
+def score(
+    records: list[dict[str, Any]], goals_of: dict[str, Sequence[str]] | None = None
+) -> dict[str, Any]:
+    """Return CostBench's metric table over trajectory records.
+
+    Under blocking, episodes that did not experience the planned number of events are left out
+    of every metric (appendix B.3.2); `excluded_unblocked` counts them.
+    """
+    excluded = sum(1 for r in records if not met_all_events(r))
+    records = [r for r in records if met_all_events(r)]
     reached = [r for r in records if r["outcome"]["goals_reached"]]
     gaps = [r["outcome"]["cost"] - r["outcome"]["truth"]["cost"] for r in reached]
-    clean_gaps = [progress_aware_cost(r, (goals_of or {}).get(r["task"])) - r["outcome"]["truth"]["cost"] for r in reached]
+    clean_gaps = [
+        progress_aware_cost(r, (goals_of or {}).get(r["task"])) - r["outcome"]["truth"]["cost"]
+        for r in reached
+    ]
     eds = [edit_distance(r["outcome"]["path"], r["outcome"]["truth"]["path"]) for r in reached]
-    neds = [normalized_edit_distance(r["outcome"]["path"], r["outcome"]["truth"]["path"]) for r in reached]
+    neds = [
+        normalized_edit_distance(r["outcome"]["path"], r["outcome"]["truth"]["path"])
+        for r in reached
+    ]
     ems = [r["outcome"]["path"] == r["outcome"]["truth"]["path"] for r in reached]
     calls = sum(r["outcome"]["calls"] for r in records)
     invalid = sum(r["outcome"]["invalid_calls"] for r in records)
@@ -71,6 +95,7 @@ def score(records: list[dict[str, Any]], goals_of: dict[str, Sequence[str]] | No
 
     return {
         "episodes": len(records),
+        "excluded_unblocked": excluded,
         "reached_goal": len(reached),
         "cost_gap": mean(gaps),
         "cost_gap_progress_aware": mean(clean_gaps),

@@ -13,6 +13,8 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         "episodes": n,
         "success_rate": round(sum(r["outcome"]["success"] for r in records) / n, 6) if n else None,
         "mean_calls": round(calls / n, 6) if n else None,
-        "invalid_call_rate": round(sum(r["outcome"]["invalid_calls"] for r in records) / calls, 6) if calls else 0.0,
+        "invalid_call_rate": round(sum(r["outcome"]["invalid_calls"] for r in records) / calls, 6)
+        if calls
+        else 0.0,
         "mean_cost": round(sum(r["outcome"]["cost"] for r in records) / n, 6) if n else None,
     }

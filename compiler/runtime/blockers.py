@@ -1,0 +1,149 @@
+"""Dynamic blockers applied online, CostBench style (appendix B.2, B.4, B.6).
+
+A run with `--blocker KIND --blocks N` plans N events of the bundle's blocker KIND for every
+episode. Event i has seed S(q, i) = S(q) + 100 i, where S(q) is derived from the bundle seed and
+the task id, so every agent meets the same events. Triggers are
+spread over the remaining optimal path, L(i) calls long from the agent's state after event i, and
+recomputed after every event (`next_trigger` gives the rule and why it is the code's, not the
+paper's printed formula). The effects:
+
+- `ban`: the call made at the trigger step fails with a message from the blocker's pool, and
+  that tool is banned for the rest of the episode;
+- `reprice`: a new global seed is drawn in [low, high) and every cost is redrawn by the bundle's
+  laws (the same seeded laws the compiler used);
+- `hide_composites`: composite tools of one drawn length are hidden (atomic tools stay);
+- `change_preference`: the task is replaced by another task of the same group, whose
+  preferences are announced, and planning restarts from its initial state.
+
+After every event the ground truth is re-solved from the agent's current state; the episode's
+ground truth is the concatenation of each segment's prefix up to the next event.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Any
+
+from compiler import solver
+from compiler.evaluate import Distribution
+from compiler.evaluate import Env as EvalEnv
+from compiler.laws import BUILTIN_FAMILIES, compile_expr, derive_seed, draw, law_functions
+from compiler.scenario import LawOpDef
+
+#: Seed spacing between events of one episode (CostBench appendix B.6.2).
+EVENT_SEED_STEP = 100
+
+
+def base_seed(bundle_seed: int, task_id: str) -> int:
+    """Return S(q): the seed of a task's blocker plan."""
+    return derive_seed(
+        ("global", "task", "purpose"),
+        {"global": bundle_seed, "task": task_id, "purpose": "blockers"},
+    ) % (2**31)
+
+
+def next_trigger(current_step: int, remaining: int, blocks: int, done: int) -> int:
+    """Return the call index at which the next event fires.
+
+    This is the rule of CostBench's released code: with a one-step optimal path left, fire at
+    the next call; otherwise floor(L / (events left + 1)) calls ahead, at least one. The paper
+    prints floor(L / (B - i)), which with one planned event would fire only after the optimal
+    path is complete, so no agent following it would ever be blocked.
+    """
+    left = blocks - done
+    if remaining <= 1:
+        return current_step
+    return current_step + max(1, remaining // (left + 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
+    import json
+
+    from compiler.parse import parse_expr_tree
+    from compiler.source import SourceFile
+    from compiler.transform import _Build
+
+    laws = json.loads(laws_key)
+    params = json.loads(params_key)
+    env = EvalEnv(
+        dict(params),
+        functions=law_functions(),
+        distributions={n: Distribution(n, s, a) for n, (s, a) in BUILTIN_FAMILIES.items()},
+    )
+    out = {}
+    for law in laws:
+        expr = _Build(SourceFile("<bundle law>", law["expression"])).transform(
+            parse_expr_tree(law["expression"])
+        )
+        ops = tuple(LawOpDef(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
+        out[f"{law['quantity']}:{law['name']}"] = (compile_expr(expr, env), ops, tuple(law["seed"]))
+    return out
+
+
+def redraw_costs(
+    scenario: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+    names: list[str],
+    task_id: str,
+    new_seed: int,
+) -> dict[str, float]:
+    """Redraw the costs of `names` with global seed `new_seed`, by the bundle's own laws."""
+    import json
+
+    laws = _compiled_laws(
+        json.dumps(scenario["laws"], sort_keys=True), json.dumps(scenario["params"], sort_keys=True)
+    )
+    cache: dict[str, float] = {}
+
+    def cost(name: str) -> float:
+        if name in cache:
+            return cache[name]
+        spec = tools[name]
+        parts = [cost(c) for c in spec["components"]]
+        entry = laws.get(f"cost:{spec.get('cost_law')}")
+        if entry is None:
+            value = round(sum(parts), 2) if parts else float(spec.get("cost") or 0.0)
+        else:
+            law, ops, seed_parts = entry
+            value = draw(
+                law,
+                ops,
+                seed_parts,
+                {"global": new_seed, "task": task_id, "tool": name, "quantity": "cost"},
+                parts,
+            )
+        cache[name] = value
+        return value
+
+    return {n: cost(n) for n in names}
+
+
+def optimal_path(
+    tools: dict[str, dict[str, Any]],
+    names: list[str],
+    costs: dict[str, float],
+    held: set[str],
+    goals: list[str],
+) -> tuple[tuple[str, ...], float]:
+    """Return the min-cost path (fewer calls on ties) from `held` with the given tools."""
+    graph = [
+        solver.Tool(
+            n,
+            frozenset(p["datatype"] for p in tools[n]["params"]),
+            frozenset(tools[n]["outputs"]),
+            costs.get(n, 0.0),
+        )
+        for n in names
+        if tools[n].get("baseline") is None
+    ]
+    solution = solver.solve_min_cost(graph, frozenset(held), frozenset(goals), limit=1)
+    if solution.best is None:
+        return (), 0.0
+    return solution.best.tools, solution.best.cost
+
+
+def event_rng(seed: int) -> random.Random:
+    """Return the generator of one event."""
+    return random.Random(seed)

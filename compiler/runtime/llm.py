@@ -1,0 +1,408 @@
+"""An agent backed by a model behind an OpenAI-compatible Chat Completions endpoint.
+
+`OpenAIAgent` speaks the agent protocol (`begin(bundle, task)`, `act(observation) -> action`)
+through the official `openai` client, so it works with OpenAI itself and with any server that
+implements `POST /v1/chat/completions` with native tool calls (vLLM, llama.cpp, Ollama, ...).
+
+The conversation is a short system message, then the task's query and the values the agent holds
+as the user message. The request's `tools` are the task's visible tools from the bundle's
+`tools/openai.json`, each description followed by the task's own per-call cost where the task sets
+one. Each reply becomes one action: several tool calls a `parallel` action, one a `call`, none
+an `answer` with the message text. Malformed calls (arguments that are not JSON or not an object,
+unknown tools) never raise: they go to the Env as they are (undecodable JSON as `args=None`), which
+counts them as invalid, and the Env's error goes back to the model as that call's `tool` message.
+
+Requests are retried here, not by the client (which gets `max_retries=0`): timeouts, connection
+errors, HTTP 408, 429 and 5xx, with exponential backoff and jitter (a server's `Retry-After` is
+honoured up to `max_backoff`). A request that still fails makes the agent answer "" with an
+`agent_error` note, which ends that episode only.
+
+Per act the agent appends one dict to `step_log` (token usage, latency, retries, finish reason),
+index-aligned with the Env's steps; `compiler.runtime.parallel.attach_step_log` merges it into a
+trajectory record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import openai
+from openai import OpenAI
+
+from compiler.runtime.bundle import LoadedBundle
+
+__all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "openai_agent_factory", "openai_tools"]
+
+SYSTEM_PROMPT = (
+    "You complete a task by calling the tools you are given. A tool takes values you already "
+    "hold and gives you a new one; pass values exactly as you received them. You may make one "
+    "or several tool calls in a turn (calls in the same turn run together), and you see every "
+    "result before your next turn. When you have what the task asks for, reply without any tool "
+    "call: write a final answer that contains each requested value exactly as a tool returned it."
+)
+
+#: HTTP statuses worth another try: request timeout, rate limit, server errors.
+_RETRY_STATUS = {408, 429}
+
+_TOOLS_CACHE: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+_TOOLS_LOCK = threading.Lock()
+
+
+def _bundle_tools(bundle: LoadedBundle) -> dict[str, dict[str, Any]]:
+    """Return the bundle's Chat Completions tools by name (read once per bundle)."""
+    key = (str(bundle.root), bundle.manifest_sha256)
+    with _TOOLS_LOCK:
+        tools = _TOOLS_CACHE.get(key)
+        if tools is None:
+            document = json.loads(
+                (Path(bundle.root) / "tools" / "openai.json").read_text(encoding="utf-8")
+            )
+            tools = {t["function"]["name"]: t for t in document["tools"]}
+            _TOOLS_CACHE[key] = tools
+        return tools
+
+
+def _cost_text(cost: float) -> str:
+    return f"{cost:.2f}"
+
+
+def openai_tools(
+    bundle: LoadedBundle, task: dict[str, Any], names: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Return the request `tools` for a task: its visible tools (or `names`), in bundle order.
+
+    Where the task sets its own cost for a tool, the description is followed by that cost.
+    """
+    by_name = _bundle_tools(bundle)
+    wanted = bundle.visible_tools(task) if names is None else names
+    out = []
+    for name in wanted:
+        tool = by_name.get(name)
+        if tool is None:
+            continue
+        cost = task.get("costs", {}).get(name)
+        if cost is not None:
+            function = dict(tool["function"])
+            description = (function.get("description") or "").rstrip()
+            note = f"Cost in this task: {_cost_text(float(cost))} units per call."
+            function["description"] = f"{description} {note}".strip()
+            tool = {**tool, "function": function}
+        out.append(tool)
+    return out
+
+
+def _user_message(task: dict[str, Any], held: dict[str, str]) -> str:
+    lines = [str(task["query"]).strip()]
+    if held:
+        lines += ["", "Values you hold:"]
+        lines += [f"- {datatype}: {value}" for datatype, value in held.items()]
+    return "\n".join(lines)
+
+
+def _result_text(result: dict[str, Any] | None, note: str | None) -> str:
+    """The `tool` message for one call: the Env's result or error, as a small JSON object."""
+    if result is None:
+        body: dict[str, Any] = {"ok": False, "error": "the call was not run"}
+    elif result.get("ok"):
+        body = {
+            "ok": True,
+            "output": result.get("output"),
+            "value": result.get("value"),
+            "cost": result.get("cost"),
+        }
+    else:
+        body = {"ok": False, "error": result.get("error"), "cost": result.get("cost")}
+    if note:
+        body["note"] = note
+    return json.dumps(body, ensure_ascii=False)
+
+
+def _retryable(error: BaseException) -> bool:
+    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code in _RETRY_STATUS or error.status_code >= 500
+    return False
+
+
+def _retry_after(error: BaseException) -> float | None:
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        raw = headers.get(header)
+        if raw is None:
+            continue
+        try:
+            return max(0.0, float(raw) / divisor)
+        except ValueError:
+            continue
+    return None
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, openai.APIStatusError):
+        return f"{type(error).__name__}: HTTP {error.status_code}: {error.message}"
+    return f"{type(error).__name__}: {error}"
+
+
+class _RequestFailed(Exception):
+    def __init__(self, error: BaseException, retries: int) -> None:
+        super().__init__(_describe(error))
+        self.error = error
+        self.retries = retries
+
+
+def make_client(
+    base_url: str | None, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 60
+) -> OpenAI:
+    """Return an `OpenAI` client that does not retry on its own (the agent does)."""
+    return OpenAI(
+        base_url=base_url,
+        api_key=os.environ.get(api_key_env) or "EMPTY",
+        timeout=timeout,
+        max_retries=0,
+    )
+
+
+class OpenAIAgent:
+    """A model behind an OpenAI-compatible Chat Completions endpoint, as an scn agent.
+
+    Args:
+        model: The model name sent with every request.
+        base_url: The API root, for example `http://localhost:8000/v1` (None: OpenAI's).
+        api_key_env: The environment variable holding the key ("EMPTY" when it is unset).
+        timeout: Seconds one request may take before it counts as failed (and is retried).
+        max_retries: How many times a failed request is tried again.
+        temperature: Sampling temperature.
+        parallel_tool_calls: Whether the model may make several calls in one turn.
+        client: An `OpenAI` client to share between agents (see `openai_agent_factory`).
+        backoff: First retry delay in seconds; it doubles per retry, with jitter.
+        max_backoff: The longest delay between two tries, seconds.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60,
+        max_retries: int = 3,
+        temperature: float = 0.0,
+        parallel_tool_calls: bool = True,
+        *,
+        client: OpenAI | None = None,
+        backoff: float = 0.5,
+        max_backoff: float = 20.0,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self.max_retries = max(0, int(max_retries))
+        self.temperature = temperature
+        self.parallel_tool_calls = parallel_tool_calls
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.client = (
+            client
+            if client is not None
+            else make_client(base_url, api_key_env=api_key_env, timeout=timeout)
+        )
+        self.name = f"openai:{model}"
+        self.rng = random.Random()
+        self.messages: list[dict[str, Any]] = []
+        self.step_log: list[dict[str, Any]] = []
+        self.pending: list[tuple[str, str | None]] = []
+
+    # ------------------------------------------------------------ protocol
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        """Start a conversation for one task."""
+        self.bundle = bundle
+        self.task = task
+        self.messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": _user_message(task, dict(task.get("given", {})))},
+        ]
+        self.step_log = []
+        self.pending = []
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """Report the last results to the model and turn its reply into an action."""
+        self._feed_results(observation.get("results") or [])
+        tools = openai_tools(self.bundle, self.task, list(observation.get("tools") or []))
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": self.messages,
+            "temperature": self.temperature,
+        }
+        if tools:
+            request["tools"] = tools
+            request["parallel_tool_calls"] = self.parallel_tool_calls
+        entry: dict[str, Any] = {
+            "model": self.model,
+            "prompt_tokens": None,
+            "completion_tokens": None,
+            "total_tokens": None,
+            "latency_ms": None,
+            "wall_ms": None,
+            "retries": 0,
+            "finish_reason": None,
+            "tool_calls": 0,
+            "error": None,
+            "notes": [],
+        }
+        self.step_log.append(entry)
+        started = time.perf_counter()
+        try:
+            response, retries, latency = self._create(request)
+        except _RequestFailed as failed:
+            entry.update(retries=failed.retries, error=str(failed), wall_ms=_ms(started))
+            return {
+                "type": "answer",
+                "answer": "",
+                "agent_error": f"request failed after {failed.retries} retries: {failed}",
+            }
+        entry.update(retries=retries, latency_ms=latency, wall_ms=_ms(started))
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            entry.update(
+                prompt_tokens=getattr(usage, "prompt_tokens", None),
+                completion_tokens=getattr(usage, "completion_tokens", None),
+                total_tokens=getattr(usage, "total_tokens", None),
+            )
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            entry["error"] = "the reply has no choices"
+            return {"type": "answer", "answer": "", "agent_error": "the reply has no choices"}
+        choice = choices[0]
+        entry["finish_reason"] = getattr(choice, "finish_reason", None)
+        return self._action(choice.message, entry)
+
+    # ------------------------------------------------------------ replies
+    def _action(self, message: Any, entry: dict[str, Any]) -> dict[str, Any]:
+        content = getattr(message, "content", None)
+        tool_calls = list(getattr(message, "tool_calls", None) or [])
+        if not tool_calls:
+            text = content if isinstance(content, str) else ""
+            self.messages.append({"role": "assistant", "content": text})
+            return {"type": "answer", "answer": text}
+        turn = len(self.step_log)
+        echoed = []
+        calls = []
+        self.pending = []
+        for i, tool_call in enumerate(tool_calls, start=1):
+            function = getattr(tool_call, "function", None)
+            name = getattr(function, "name", None)
+            raw = getattr(function, "arguments", None)
+            call_id = getattr(tool_call, "id", None) or f"call_{turn}_{i}"
+            note = None
+            if raw is None or (isinstance(raw, str) and not raw.strip()):
+                args: Any = {}
+                raw = "{}" if raw is None else raw
+            elif isinstance(raw, str):
+                try:
+                    args = json.loads(raw)
+                except json.JSONDecodeError as e:
+                    args = None
+                    note = f"the arguments are not valid JSON ({e.msg} at position {e.pos})"
+            else:
+                args = raw
+                raw = json.dumps(raw)
+            if note is None and not isinstance(args, dict):
+                note = "the arguments are not a JSON object"
+            if note:
+                entry["notes"].append(f"tool call {i} ({name!r}): {note}")
+            echoed.append(
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name or "", "arguments": raw},
+                }
+            )
+            calls.append({"tool": name, "args": args})
+            self.pending.append((call_id, note))
+        entry["tool_calls"] = len(calls)
+        self.messages.append({"role": "assistant", "content": content, "tool_calls": echoed})
+        if len(calls) == 1:
+            return {"type": "call", **calls[0]}
+        return {"type": "parallel", "calls": calls}
+
+    def _feed_results(self, results: list[dict[str, Any]]) -> None:
+        """Answer every tool call of the last turn with a `tool` message (ids matched)."""
+        for i, (call_id, note) in enumerate(self.pending):
+            result = results[i] if i < len(results) else None
+            self.messages.append(
+                {"role": "tool", "tool_call_id": call_id, "content": _result_text(result, note)}
+            )
+        self.pending = []
+
+    # ------------------------------------------------------------ requests
+    def _create(self, request: dict[str, Any]) -> tuple[Any, int, float]:
+        """Send one request, retrying what is worth retrying; return (reply, retries, latency ms)."""
+        retries = 0
+        while True:
+            started = time.perf_counter()
+            try:
+                response = self.client.chat.completions.create(**request)
+                return response, retries, _ms(started)
+            except Exception as error:  # noqa: BLE001 - every failure is reported, none raised
+                if not _retryable(error) or retries >= self.max_retries:
+                    raise _RequestFailed(error, retries) from error
+                time.sleep(self._delay(retries, error))
+                retries += 1
+
+    def _delay(self, retries: int, error: BaseException) -> float:
+        """Exponential backoff with equal jitter; a longer Retry-After wins (up to the cap)."""
+        base = min(self.max_backoff, self.backoff * (2**retries))
+        delay = base / 2 + self.rng.uniform(0, base / 2)
+        hinted = _retry_after(error)
+        if hinted is not None:
+            delay = max(delay, min(hinted, self.max_backoff))
+        return delay
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def openai_agent_factory(
+    model: str,
+    base_url: str | None,
+    api_key_env: str = "OPENAI_API_KEY",
+    timeout: float = 60,
+    max_retries: int = 3,
+    temperature: float = 0.0,
+    parallel_tool_calls: bool = True,
+    **options: Any,
+) -> Callable[[], OpenAIAgent]:
+    """Return a factory of `OpenAIAgent`s sharing one client (one connection pool).
+
+    The client is thread-safe, so concurrent episodes (`run_concurrent`) reuse its connections.
+    """
+    client = options.pop("client", None) or make_client(
+        base_url, api_key_env=api_key_env, timeout=timeout
+    )
+
+    def factory(*_ignored: Any) -> OpenAIAgent:
+        return OpenAIAgent(
+            model,
+            base_url,
+            api_key_env,
+            timeout,
+            max_retries,
+            temperature,
+            parallel_tool_calls,
+            client=client,
+            **options,
+        )
+
+    return factory

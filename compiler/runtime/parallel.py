@@ -1,0 +1,100 @@
+"""Play many episodes at once: for agents that wait on a network (model servers), not on the CPU.
+
+`run_concurrent` is `compiler.runtime.run.run` with a thread pool: up to `concurrency` episodes
+are played at the same time, each with its own agent from `agent_factory`, and each line is
+appended (under a lock) and flushed as soon as its episode ends, so lines may come in another order
+than the tasks. The output format and the resume rule are `run`'s: episodes already in `out`
+(keyed by task, agent and settings) are skipped and a torn last line is dropped.
+
+Episodes share nothing but the bundle, which the Env only reads; the agent factory must return a
+fresh agent per call (it is called from the worker threads).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.run import _repair_tail, done_keys, episode
+
+__all__ = ["attach_step_log", "run_concurrent"]
+
+
+def attach_step_log(
+    record: dict[str, Any], step_log: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """Merge an agent's per-act log into a trajectory record, as `step["llm"]`; return the record.
+
+    Act i produced Env step i, so the lists are matched by index. Idempotent.
+    """
+    if not step_log:
+        return record
+    for step, entry in zip(record["steps"], step_log, strict=False):
+        step["llm"] = dict(entry)
+    return record
+
+
+def run_concurrent(
+    bundle: LoadedBundle,
+    agent_factory: Callable[[], Any],
+    agent_name: str,
+    out: Path,
+    *,
+    tasks: Iterable[str] | None = None,
+    concurrency: int = 8,
+    max_steps: int = 20,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, int]:
+    """Run every task (or the given ones) not yet in `out`, `concurrency` at a time.
+
+    Returns (played, skipped) like `run`. An agent that has a `step_log` (the LLM agents) gets it
+    merged into its record's steps. If an episode raises (agent_factory or begin failing; a failing
+    `act` only ends its episode), no new episode starts, the ones in flight finish and are written,
+    and the error is raised: the next run resumes from there.
+    """
+    out = Path(out)
+    ids = list(tasks) if tasks is not None else list(bundle.tasks)
+    for task_id in ids:
+        bundle.task(task_id)
+    settings = json.dumps({"max_steps": max_steps, "seed": seed}, sort_keys=True)
+    already = done_keys(out)
+    todo = [t for t in ids if (t, agent_name, settings) not in already]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _repair_tail(out)
+    lock = threading.Lock()
+    written = 0
+
+    with out.open("a", encoding="utf-8") as f:
+
+        def play(task_id: str) -> None:
+            nonlocal written
+            agent = agent_factory()
+            record = episode(bundle, task_id, agent, agent_name, max_steps=max_steps, seed=seed)
+            attach_step_log(record, getattr(agent, "step_log", None))
+            line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+            with lock:
+                f.write(line)
+                f.flush()
+                written += 1
+                if progress is not None:
+                    progress(written, len(todo))
+
+        pool = ThreadPoolExecutor(
+            max_workers=max(1, int(concurrency)), thread_name_prefix="scn-episode"
+        )
+        try:
+            futures = [pool.submit(play, task_id) for task_id in todo]
+            wait(futures, return_when=FIRST_EXCEPTION)
+        finally:
+            # On an error (or Ctrl-C) nothing new starts; episodes in flight finish and are written.
+            pool.shutdown(wait=True, cancel_futures=True)
+        for future in futures:
+            if not future.cancelled() and future.exception() is not None:
+                raise future.exception()  # type: ignore[misc]
+    return len(todo), len(ids) - len(todo)
