@@ -108,6 +108,24 @@ def _progress(quiet: bool) -> Iterator[Callable[[str], None] | None]:
         yield advance
 
 
+@contextmanager
+def _episode_progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """Show a progress bar over episodes on stderr (only on a terminal, never with -q)."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("episodes", total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
+
+
 diagnostics_option = click.option(
     "--diagnostics-format",
     type=click.Choice(["text", "json"]),
@@ -329,17 +347,19 @@ def run(
         ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else list(loaded.tasks)
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
-        played, skipped = run_tasks(
-            loaded,
-            lambda: entry.factory(seed),
-            agent_name,
-            out,
-            tasks=ids,
-            max_steps=max_steps,
-            seed=seed,
-            blocker=blocker,
-            blocks=blocks if blocker else 0,
-        )
+        with _episode_progress(quiet) as progress:
+            played, skipped = run_tasks(
+                loaded,
+                lambda: entry.factory(seed),
+                agent_name,
+                out,
+                tasks=ids,
+                max_steps=max_steps,
+                seed=seed,
+                blocker=blocker,
+                blocks=blocks if blocker else 0,
+                progress=progress,
+            )
         if not quiet:
             click.echo(f"{out}: {played} episodes played, {skipped} already done")
 

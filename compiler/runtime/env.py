@@ -71,6 +71,8 @@ class Env:
     trigger_at: int | None = field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
+        if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
+            self.bundle = LoadedBundle.load(self.bundle)
         self.task = self.bundle.task(self.task_id)
         if self.blocker is not None:
             rules = {b["name"]: b for b in self.bundle.scenario.get("blockers", [])}
