@@ -400,4 +400,17 @@ def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
         Console().print(view)
 
 
+@main.command()
+@click.argument("trajectories", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("report"), show_default=True)
+@diagnostics_option
+def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -> None:
+    """Compare runs across trajectory files: report.md, report.json and PNG plots in --out."""
+    from compiler.scoring.report import write_report
+
+    with _boundary(_Reporter(diagnostics_format)):
+        for path in write_report(list(trajectories), out):
+            click.echo(path)
+
+
 __all__ = ["main", "STAGE_NAMES"]
