@@ -11,15 +11,25 @@ one. Each reply becomes one action: several tool calls a `parallel` action, one 
 an `answer` with the message text. Malformed calls (arguments that are not JSON or not an object,
 unknown tools) never raise: they go to the Env as they are (undecodable JSON as `args=None`), which
 counts them as invalid, and the Env's error goes back to the model as that call's `tool` message.
+Under a blocker, the tool list and costs of each request are the Env's current ones; events with
+an explicit signal are also told in a user message (implicit ones are not: see `_changes`).
+
+The request body is plain JSON, sent with the client's `post` (what `chat.completions.create` does
+after it walks every message and tool schema through its TypedDict transform, which is most of the
+client's CPU time per request and would throttle concurrent episodes); auth, timeouts, error
+types and the typed `ChatCompletion` reply are the SDK's.
 
 Requests are retried here, not by the client (which gets `max_retries=0`): timeouts, connection
 errors, HTTP 408, 429 and 5xx, with exponential backoff and jitter (a server's `Retry-After` is
 honoured up to `max_backoff`). A request that still fails makes the agent answer "" with an
 `agent_error` note, which ends that episode only.
 
-Per act the agent appends one dict to `step_log` (token usage, latency, retries, finish reason),
-index-aligned with the Env's steps; `compiler.runtime.parallel.attach_step_log` merges it into a
-trajectory record.
+Per act the agent appends one dict to `step_log`, index-aligned with the Env's steps: `model`,
+`prompt_tokens`, `completion_tokens`, `total_tokens` (None when the server sends no usage),
+`latency_ms` (the request that succeeded), `wall_ms` (with retries and backoff), `retries`,
+`finish_reason`, `tool_calls`, `error` (why the request failed), `notes` (malformed calls) and
+`events` (blocker events seen before the request). `compiler.runtime.parallel.attach_step_log`
+merges it into a trajectory record as each step's `llm`.
 """
 
 from __future__ import annotations
@@ -35,10 +45,11 @@ from typing import Any
 
 import openai
 from openai import OpenAI
+from openai.types.chat import ChatCompletion
 
 from compiler.runtime.bundle import LoadedBundle
 
-__all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "openai_agent_factory", "openai_tools"]
+__all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
 
 SYSTEM_PROMPT = (
     "You complete a task by calling the tools you are given. A tool takes values you already "
@@ -74,20 +85,29 @@ def _cost_text(cost: float) -> str:
 
 
 def openai_tools(
-    bundle: LoadedBundle, task: dict[str, Any], names: list[str] | None = None
+    bundle: LoadedBundle,
+    task: dict[str, Any],
+    names: list[str] | None = None,
+    costs: dict[str, float] | None = None,
 ) -> list[dict[str, Any]]:
     """Return the request `tools` for a task: its visible tools (or `names`), in bundle order.
 
-    Where the task sets its own cost for a tool, the description is followed by that cost.
+    Where the task sets its own cost for a tool, the description is followed by that cost. `costs`
+    are the costs now (the Env's observation): one that differs from the task's (a blocker
+    repriced the tools) is stated the same way.
     """
     by_name = _bundle_tools(bundle)
     wanted = bundle.visible_tools(task) if names is None else names
+    task_costs = task.get("costs") or {}
     out = []
     for name in wanted:
         tool = by_name.get(name)
         if tool is None:
             continue
-        cost = task.get("costs", {}).get(name)
+        cost = task_costs.get(name)
+        now = (costs or {}).get(name)
+        if now is not None and (cost is not None or abs(now - bundle.cost(task, name)) > 1e-9):
+            cost = now
         if cost is not None:
             function = dict(tool["function"])
             description = (function.get("description") or "").rstrip()
@@ -222,6 +242,7 @@ class OpenAIAgent:
         self.messages: list[dict[str, Any]] = []
         self.step_log: list[dict[str, Any]] = []
         self.pending: list[tuple[str, str | None]] = []
+        self.query: str | None = None
 
     # ------------------------------------------------------------ protocol
     def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
@@ -234,11 +255,20 @@ class OpenAIAgent:
         ]
         self.step_log = []
         self.pending = []
+        self.query = task.get("query")
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
         self._feed_results(observation.get("results") or [])
-        tools = openai_tools(self.bundle, self.task, list(observation.get("tools") or []))
+        changes = self._changes(observation)
+        if changes:
+            self.messages.append({"role": "user", "content": changes})
+        tools = openai_tools(
+            self.bundle,
+            self.task,
+            list(observation.get("tools") or []),
+            observation.get("costs"),
+        )
         request: dict[str, Any] = {
             "model": self.model,
             "messages": self.messages,
@@ -259,6 +289,7 @@ class OpenAIAgent:
             "tool_calls": 0,
             "error": None,
             "notes": [],
+            "events": len(observation.get("events") or []),
         }
         self.step_log.append(entry)
         started = time.perf_counter()
@@ -306,8 +337,8 @@ class OpenAIAgent:
             call_id = getattr(tool_call, "id", None) or f"call_{turn}_{i}"
             note = None
             if raw is None or (isinstance(raw, str) and not raw.strip()):
-                args: Any = {}
-                raw = "{}" if raw is None else raw
+                args: Any = {}  # a call without arguments
+                raw = "{}"
             elif isinstance(raw, str):
                 try:
                     args = json.loads(raw)
@@ -336,6 +367,30 @@ class OpenAIAgent:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
 
+    def _changes(self, observation: dict[str, Any]) -> str:
+        """Tell the model about the blocker events it is meant to notice ("" if none).
+
+        Events with an explicit signal are announced with their message (a ban's message is
+        already its failed call's error), and a changed request is restated with the values the
+        model holds now (the Env reset them). Implicit events (repricing, hidden tools) are not
+        announced: the next request's tool list and descriptions simply show the new state.
+        """
+        lines = [
+            str(e["message"])
+            for e in observation.get("events") or []
+            if e.get("signal") != "implicit" and e.get("message") and e.get("effect") != "ban"
+        ]
+        query = observation.get("query")
+        if self.query is not None and query is not None and query != self.query:
+            lines += [
+                "",
+                "Your request is now:",
+                _user_message({"query": query}, observation.get("held") or {}),
+            ]
+        if query is not None:
+            self.query = query
+        return "\n".join(lines).strip()
+
     def _feed_results(self, results: list[dict[str, Any]]) -> None:
         """Answer every tool call of the last turn with a `tool` message (ids matched)."""
         for i, (call_id, note) in enumerate(self.pending):
@@ -347,18 +402,34 @@ class OpenAIAgent:
 
     # ------------------------------------------------------------ requests
     def _create(self, request: dict[str, Any]) -> tuple[Any, int, float]:
-        """Send one request, retrying what is worth retrying; return (reply, retries, latency ms)."""
+        """Send one request, retrying what is worth it; return (reply, retries, latency ms)."""
         retries = 0
         while True:
             started = time.perf_counter()
             try:
-                response = self.client.chat.completions.create(**request)
+                response = self._send(request)
                 return response, retries, _ms(started)
             except Exception as error:  # noqa: BLE001 - every failure is reported, none raised
                 if not _retryable(error) or retries >= self.max_retries:
                     raise _RequestFailed(error, retries) from error
                 time.sleep(self._delay(retries, error))
                 retries += 1
+
+    def _send(self, request: dict[str, Any]) -> ChatCompletion:
+        """POST the request through the client, as `chat.completions.create` does.
+
+        The body is plain JSON already, so it goes through the client's documented `post` for
+        custom requests: that skips the SDK's per-request TypedDict walk of every message and
+        tool schema (most of the client's CPU time, which grows with the conversation and stalls
+        concurrent episodes), while auth, timeouts, error types and the typed `ChatCompletion`
+        reply stay the SDK's.
+        """
+        return self.client.post(
+            "/chat/completions",
+            body=request,
+            cast_to=ChatCompletion,
+            options={"security": {"bearer_auth": True}},
+        )
 
     def _delay(self, retries: int, error: BaseException) -> float:
         """Exponential backoff with equal jitter; a longer Retry-After wins (up to the cap)."""

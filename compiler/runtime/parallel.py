@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.run import _repair_tail, done_keys, episode
+from compiler.runtime.env import Env
+from compiler.runtime.run import _repair_tail, done_keys, episode, settings
 
 __all__ = ["attach_step_log", "run_concurrent"]
 
@@ -49,22 +50,27 @@ def run_concurrent(
     concurrency: int = 8,
     max_steps: int = 20,
     seed: int = 0,
+    blocker: str | None = None,
+    blocks: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`, `concurrency` at a time.
 
-    Returns (played, skipped) like `run`. An agent that has a `step_log` (the LLM agents) gets it
-    merged into its record's steps. If an episode raises (agent_factory or begin failing; a failing
-    `act` only ends its episode), no new episode starts, the ones in flight finish and are written,
-    and the error is raised: the next run resumes from there.
+    Returns (played, skipped) like `run`; `blocker` and `blocks` are `run`'s too. An agent that
+    has a `step_log` (the LLM agents) gets it merged into its record's steps. If an episode raises
+    (agent_factory or begin failing; a failing `act` only ends its episode), no new episode
+    starts, the ones in flight finish and are written, and the error is raised: the next run
+    resumes from there.
     """
     out = Path(out)
     ids = list(tasks) if tasks is not None else list(bundle.tasks)
     for task_id in ids:
         bundle.task(task_id)
-    settings = json.dumps({"max_steps": max_steps, "seed": seed}, sort_keys=True)
+    wanted = json.dumps(settings(max_steps, seed, blocker, blocks), sort_keys=True)
+    if blocker is not None:  # an unknown blocker fails here, before any episode starts
+        Env(bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
     already = done_keys(out)
-    todo = [t for t in ids if (t, agent_name, settings) not in already]
+    todo = [t for t in ids if (t, agent_name, wanted) not in already]
     out.parent.mkdir(parents=True, exist_ok=True)
     _repair_tail(out)
     lock = threading.Lock()
@@ -75,7 +81,16 @@ def run_concurrent(
         def play(task_id: str) -> None:
             nonlocal written
             agent = agent_factory()
-            record = episode(bundle, task_id, agent, agent_name, max_steps=max_steps, seed=seed)
+            record = episode(
+                bundle,
+                task_id,
+                agent,
+                agent_name,
+                max_steps=max_steps,
+                seed=seed,
+                blocker=blocker,
+                blocks=blocks,
+            )
             attach_step_log(record, getattr(agent, "step_log", None))
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
             with lock:
