@@ -315,6 +315,10 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
 @click.option("--split", default=None, help="Only tasks of this split.")
 @click.option("--max-steps", type=int, default=20, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --agent openai:MODEL (vLLM, Ollama, a hosted API).")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key.")
+@click.option("--concurrency", type=int, default=1, show_default=True, help="Episodes played at once.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per LLM request.")
 @click.option("--blocker", default=None, help="A blocker the bundle declares (by name or effect), applied online.")
 @click.option("--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker.")
 @click.option("-q", "--quiet", is_flag=True)
@@ -327,33 +331,57 @@ def run(
     split: str | None,
     max_steps: int,
     seed: int,
+    base_url: str | None,
+    api_key_env: str,
+    concurrency: int,
+    timeout: float,
     blocker: str | None,
     blocks: int,
     quiet: bool,
     diagnostics_format: str,
 ) -> None:
-    """Play an agent against a bundle's tasks and append trajectories to --out."""
+    """Play an agent against a bundle's tasks and append trajectories to --out.
+
+    AGENT is a registered agent (oracle, greedy, random, null, a plugin's) or `openai:MODEL`
+    with --base-url for any OpenAI-compatible endpoint.
+    """
     from compiler.runtime.bundle import LoadedBundle
-    from compiler.runtime.run import run as run_tasks
+    from compiler.runtime.parallel import run_concurrent
 
     with _boundary(_Reporter(diagnostics_format)):
-        registry = load_registry()
-        entry = registry.agents.get(agent_name)
-        if entry is None:
-            raise ScnError(f"unknown agent {agent_name!r}; agents: {', '.join(sorted(registry.agents))}", path="--agent", code="usage")
         if max_steps < 1:
             raise ScnError("--max-steps must be at least 1", path="--max-steps", code="usage")
+        if concurrency < 1:
+            raise ScnError("--concurrency must be at least 1", path="--concurrency", code="usage")
+        if agent_name.startswith("openai:"):
+            from compiler.runtime.llm import openai_agent_factory
+
+            if not base_url:
+                raise ScnError("--agent openai:MODEL needs --base-url", path="--base-url", code="usage")
+            make_agent = openai_agent_factory(agent_name.split(":", 1)[1], base_url, api_key_env=api_key_env, timeout=timeout)
+            factory: Callable[[], Any] = lambda: make_agent()  # noqa: E731
+        else:
+            registry = load_registry()
+            entry = registry.agents.get(agent_name)
+            if entry is None:
+                raise ScnError(
+                    f"unknown agent {agent_name!r}; agents: {', '.join(sorted(registry.agents))}, or openai:MODEL",
+                    path="--agent",
+                    code="usage",
+                )
+            factory = lambda: entry.factory(seed)  # noqa: E731
         loaded = LoadedBundle.load(bundle)
         ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else list(loaded.tasks)
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
         with _episode_progress(quiet) as progress:
-            played, skipped = run_tasks(
+            played, skipped = run_concurrent(
                 loaded,
-                lambda: entry.factory(seed),
+                factory,
                 agent_name,
                 out,
                 tasks=ids,
+                concurrency=concurrency,
                 max_steps=max_steps,
                 seed=seed,
                 blocker=blocker,
