@@ -2,6 +2,12 @@
 
 Names and strings are split into templates here, and each `{expr}` hole is parsed at once, so a
 typo inside a hole is a syntax error at its exact column, found before any later stage runs.
+
+`parse` does stages 1 and 2 in one pass: `compiler.parse.FastParser` calls the `_Build` methods
+while it parses, with no parse tree in between. `to_model` builds the same model from a parse
+tree (the pipeline's separate parse and transform stages), through `_TreeBuild`; both paths
+share every `_Build` method, so they give the same model with the same spans. Any text the fast
+parser does not accept goes through Lark and `to_model`, whose errors are the reference.
 """
 
 from __future__ import annotations
@@ -9,21 +15,25 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from lark import Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedInput, VisitError
+from lark import Token, Transformer, Tree
+from lark.exceptions import GrammarError, UnexpectedInput, VisitError
 
 from compiler import model as m
 from compiler.diagnostics import ScnError, ScnSyntaxError
-from compiler.parse import parse_expr_tree, parse_tree, paused_gc, syntax_error
+from compiler.parse import (
+    NoFastParse,
+    fast_parser,
+    parse_expr_tree,
+    parse_tree,
+    paused_gc,
+    syntax_error,
+)
 from compiler.source import SourceFile, Span
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "{": "{{", "}": "}}", "0": "\0"}
 
-
-def _meta_span(file: str, meta: Any) -> Span | None:
-    if getattr(meta, "empty", True):
-        return None
-    return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+#: Where a rule matched: (line, column, end line, end column), or None if it matched no text.
+Pos = tuple[int, int, int, int] | None
 
 
 def _token_span(file: str, token: Token) -> Span:
@@ -32,6 +42,8 @@ def _token_span(file: str, token: Token) -> Span:
 
 def unescape(body: str, span: Span) -> str:
     """Replace backslash escapes; `\\{` stays a literal brace (written `{{` for the templater)."""
+    if "\\" not in body:
+        return body
     out = []
     i = 0
     while i < len(body):
@@ -61,20 +73,49 @@ def _expr_tree(text: str) -> Tree:
     return parse_expr_tree(text)
 
 
-class _Build(Transformer):
-    """Build model nodes bottom-up; `self.source` locates every node."""
+@functools.lru_cache(maxsize=4096)
+def _hole_expr(file: str, text: str) -> m.Expr:
+    """Parse and build a hole's expression with the fast parser, once per file and distinct text.
+
+    The spans are relative to the hole (line 1, column 1 where the text starts); `_shift` moves
+    them. Raises NoFastParse (or whatever building raised) when the text needs Lark's parser.
+    """
+    fast = fast_parser(_Build)
+    if fast is None:
+        raise NoFastParse(text)
+    return fast.parse(text, "expr", _Build(SourceFile(file, text)))
+
+
+class _Build:
+    """Build model nodes bottom-up; `self.source` locates every node.
+
+    There is one method per rule (or alias) of the grammar, called as `rule(pos, children)` with
+    the rule's span as a `Pos` and its children as in a Lark tree (named tokens, results of inner
+    rules, Nones for absent `[...]`).
+    """
 
     def __init__(self, source: SourceFile) -> None:
-        super().__init__(visit_tokens=False)
         self.source = source
         self.file = source.name
+        self._literals: dict[str, tuple[m.Part, ...]] = {}
+
+    def transform(self, tree: Tree) -> Any:
+        """Build from a Lark parse tree (builder exceptions wrapped in VisitError, as Lark does)."""
+        return _TreeBuild(self).transform(tree)
 
     # ------------------------------------------------------------ helpers
-    def span(self, meta: Any) -> Span | None:
-        return _meta_span(self.file, meta)
+    def span(self, pos: Pos) -> Span | None:
+        if pos is None:
+            return None
+        return Span(self.file, pos[0], pos[1], pos[2], pos[3])
 
     def template(self, raw: str, span: Span, quoted: bool) -> m.Template:
         """Split `raw` into literal parts and parsed `{expr[:spec]}` holes."""
+        if "{" not in raw and "}" not in raw:  # the common case: one literal (shared, it is frozen)
+            parts = self._literals.get(raw)
+            if parts is None:
+                parts = self._literals[raw] = (m.Part(literal=raw),) if raw else ()
+            return m.Template(raw=raw, parts=parts, span=span)
         parts: list[m.Part] = []
         literal: list[str] = []
         i = 0
@@ -129,13 +170,16 @@ class _Build(Transformer):
         if not expr_text.strip():
             raise ScnSyntaxError("empty '{}' in template", span=Span(span.file, span.line, span.column - 1, span.line, span.column + 1))
         try:
-            tree = _expr_tree(expr_text)
-        except UnexpectedInput as e:
-            raise syntax_error(self.source, e, offset=span) from e
-        sub = _Build(self.source)
-        sub.file = self.file
-        expr = _shift(sub.transform(tree), span)
-        return m.Part(expr=expr, spec=spec)
+            expr = _hole_expr(self.file, expr_text)
+        except Exception:  # noqa: BLE001 - Lark parses it again, and reports any error as always
+            try:
+                tree = _expr_tree(expr_text)
+            except UnexpectedInput as e:
+                raise syntax_error(self.source, e, offset=span) from e
+            sub = _Build(self.source)
+            sub.file = self.file
+            expr = _TreeBuild(sub).transform(tree)
+        return m.Part(expr=_shift(expr, span), spec=spec)
 
     def name_tpl(self, token: Token) -> m.Template:
         return self.template(str(token), _token_span(self.file, token), quoted=False)
@@ -150,144 +194,122 @@ class _Build(Transformer):
         return str(token)
 
     # ------------------------------------------------------------ file
-    def start(self, items: list[Any]) -> tuple[Any, ...]:
+    def start(self, pos: Pos, items: list[Any]) -> tuple[Any, ...]:
         return tuple(items)
 
-    @v_args(meta=True)
-    def scenario(self, meta: Any, c: list[Any]) -> m.Scenario:
+    def scenario(self, pos: Pos, c: list[Any]) -> m.Scenario:
         domain, _slash, name, title = c
         return m.Scenario(
             domain=str(domain),
             name=str(name) if name is not None else None,
             title=self.string_tpl(title) if title is not None else None,
-            span=self.span(meta),
+            span=self.span(pos),
         )
 
-    @v_args(meta=True)
-    def import_(self, meta: Any, c: list[Any]) -> m.Import:
+    def import_(self, pos: Pos, c: list[Any]) -> m.Import:
         (path,) = c
-        return m.Import(path=unescape(str(path)[1:-1], _token_span(self.file, path)), span=self.span(meta))
+        return m.Import(path=unescape(str(path)[1:-1], _token_span(self.file, path)), span=self.span(pos))
 
-    @v_args(meta=True)
-    def param(self, meta: Any, c: list[Any]) -> m.Param:
+    def param(self, pos: Pos, c: list[Any]) -> m.Param:
         name, ptype, default, domain = c
-        return m.Param(str(name), ptype, default, domain, span=self.span(meta))
+        return m.Param(str(name), ptype, default, domain, span=self.span(pos))
 
-    def ptype(self, c: list[Token]) -> tuple[str, ...]:
+    def ptype(self, pos: Pos, c: list[Token]) -> tuple[str, ...]:
         return tuple(str(t) for t in c)
 
-    @v_args(meta=True)
-    def let(self, meta: Any, c: list[Any]) -> m.Let:
-        return m.Let(str(c[0]), c[1], span=self.span(meta))
+    def let(self, pos: Pos, c: list[Any]) -> m.Let:
+        return m.Let(str(c[0]), c[1], span=self.span(pos))
 
-    @v_args(meta=True)
-    def enum(self, meta: Any, c: list[Any]) -> m.Enum:
-        return m.Enum(self.name_tpl(c[0]), tuple(c[1]), span=self.span(meta))
+    def enum(self, pos: Pos, c: list[Any]) -> m.Enum:
+        return m.Enum(self.name_tpl(c[0]), tuple(c[1]), span=self.span(pos))
 
-    def enum_body(self, c: list[m.EnumGroup]) -> tuple[m.EnumGroup, ...]:
+    def enum_body(self, pos: Pos, c: list[m.EnumGroup]) -> tuple[m.EnumGroup, ...]:
         return tuple(c)
 
-    @v_args(meta=True)
-    def enum_values(self, meta: Any, c: list[Any]) -> m.EnumGroup:
+    def enum_values(self, pos: Pos, c: list[Any]) -> m.EnumGroup:
         split = c[0]
         members = tuple(c[1:])
-        return m.EnumGroup(str(split) if split is not None else None, members, span=self.span(meta))
+        return m.EnumGroup(str(split) if split is not None else None, members, span=self.span(pos))
 
-    def enum_member(self, c: list[Token]) -> str:
+    def enum_member(self, pos: Pos, c: list[Token]) -> str:
         t = c[0]
         if t.type == "STRING":
             return unescape(str(t)[1:-1], _token_span(self.file, t))
         return str(t)
 
-    @v_args(meta=True)
-    def datatype(self, meta: Any, c: list[Any]) -> m.Datatype:
+    def datatype(self, pos: Pos, c: list[Any]) -> m.Datatype:
         name, vtype, attrs = c
-        return m.Datatype(self.name_tpl(name), vtype, attrs, span=self.span(meta))
+        return m.Datatype(self.name_tpl(name), vtype, attrs, span=self.span(pos))
 
-    def vtype(self, c: list[Token]) -> m.Template:
+    def vtype(self, pos: Pos, c: list[Token]) -> m.Template:
         return self.name_tpl(c[0])
 
     # ------------------------------------------------------------ laws
-    @v_args(meta=True)
-    def law(self, meta: Any, c: list[Any]) -> m.Law:
+    def law(self, pos: Pos, c: list[Any]) -> m.Law:
         quantity, name, expr, *ops = c
-        return m.Law(str(quantity), str(name), expr, tuple(ops), span=self.span(meta))
+        return m.Law(str(quantity), str(name), expr, tuple(ops), span=self.span(pos))
 
-    @v_args(meta=True)
-    def clamp_bound(self, meta: Any, c: list[Any]) -> m.LawOp:
-        return m.LawOp("clamp", (c[1],), compare=str(c[0]), span=self.span(meta))
+    def clamp_bound(self, pos: Pos, c: list[Any]) -> m.LawOp:
+        return m.LawOp("clamp", (c[1],), compare=str(c[0]), span=self.span(pos))
 
-    @v_args(meta=True)
-    def clamp_range(self, meta: Any, c: list[Any]) -> m.LawOp:
-        return m.LawOp("clamp", (c[0], c[1]), span=self.span(meta))
+    def clamp_range(self, pos: Pos, c: list[Any]) -> m.LawOp:
+        return m.LawOp("clamp", (c[0], c[1]), span=self.span(pos))
 
-    @v_args(meta=True)
-    def round_op(self, meta: Any, c: list[Any]) -> m.LawOp:
-        return m.LawOp("round", (c[0],), span=self.span(meta))
+    def round_op(self, pos: Pos, c: list[Any]) -> m.LawOp:
+        return m.LawOp("round", (c[0],), span=self.span(pos))
 
-    @v_args(meta=True)
-    def seed(self, meta: Any, c: list[Any]) -> m.Seed:
+    def seed(self, pos: Pos, c: list[Any]) -> m.Seed:
         quantity, function, *parts = c
-        return m.Seed(str(quantity), str(function), tuple(str(p) for p in parts), span=self.span(meta))
+        return m.Seed(str(quantity), str(function), tuple(str(p) for p in parts), span=self.span(pos))
 
     # ------------------------------------------------------------ tools
-    @v_args(meta=True)
-    def tool(self, meta: Any, c: list[Any]) -> m.Tool:
+    def tool(self, pos: Pos, c: list[Any]) -> m.Tool:
         name, *rest = c
         attrs = rest.pop()
         outputs = rest.pop()
         args = tuple(a for a in rest if a is not None)
-        return m.Tool(self.name_tpl(name), args, outputs, attrs, span=self.span(meta))
+        return m.Tool(self.name_tpl(name), args, outputs, attrs, span=self.span(pos))
 
-    @v_args(meta=True)
-    def arg(self, meta: Any, c: list[Any]) -> m.Arg:
+    def arg(self, pos: Pos, c: list[Any]) -> m.Arg:
         first, second, condition = c
         if first is not None:
-            return m.Arg(self.name_tpl(second), self.name_tpl(first), condition, span=self.span(meta))
-        return m.Arg(self.name_tpl(second), None, condition, span=self.span(meta))
+            return m.Arg(self.name_tpl(second), self.name_tpl(first), condition, span=self.span(pos))
+        return m.Arg(self.name_tpl(second), None, condition, span=self.span(pos))
 
-    def outputs(self, c: list[Token]) -> tuple[m.Template, ...]:
+    def outputs(self, pos: Pos, c: list[Token]) -> tuple[m.Template, ...]:
         return tuple(self.name_tpl(t) for t in c)
 
-    @v_args(meta=True)
-    def chain(self, meta: Any, c: list[Any]) -> m.Chain:
+    def chain(self, pos: Pos, c: list[Any]) -> m.Chain:
         name, *rest = c
         attrs = tuple(x for x in rest if isinstance(x, m.Attr))
         body = tuple(x for x in rest if not isinstance(x, m.Attr))
-        return m.Chain(self.name_tpl(name), attrs, body, span=self.span(meta))
+        return m.Chain(self.name_tpl(name), attrs, body, span=self.span(pos))
 
-    @v_args(meta=True)
-    def repeat(self, meta: Any, c: list[Any]) -> m.Repeat:
+    def repeat(self, pos: Pos, c: list[Any]) -> m.Repeat:
         var, iterable, *body = c
-        return m.Repeat(str(var), iterable, tuple(body), span=self.span(meta))
+        return m.Repeat(str(var), iterable, tuple(body), span=self.span(pos))
 
-    @v_args(meta=True)
-    def composite(self, meta: Any, c: list[Any]) -> m.Composite:
-        return m.Composite(c[0], c[1], span=self.span(meta))
+    def composite(self, pos: Pos, c: list[Any]) -> m.Composite:
+        return m.Composite(c[0], c[1], span=self.span(pos))
 
-    @v_args(meta=True)
-    def toolset(self, meta: Any, c: list[Any]) -> m.Toolset:
+    def toolset(self, pos: Pos, c: list[Any]) -> m.Toolset:
         name, *rest = c
         attrs = tuple(x for x in rest if isinstance(x, m.Attr))
         body = tuple(x for x in rest if not isinstance(x, m.Attr))
-        return m.Toolset(self.name_tpl(name), attrs, body, span=self.span(meta))
+        return m.Toolset(self.name_tpl(name), attrs, body, span=self.span(pos))
 
-    @v_args(meta=True)
-    def signature(self, meta: Any, c: list[Any]) -> m.Signature:
+    def signature(self, pos: Pos, c: list[Any]) -> m.Signature:
         *inputs, output, attrs = c
-        return m.Signature(tuple(self.name_tpl(t) for t in inputs), self.name_tpl(output), attrs, span=self.span(meta))
+        return m.Signature(tuple(self.name_tpl(t) for t in inputs), self.name_tpl(output), attrs, span=self.span(pos))
 
-    @v_args(meta=True)
-    def for_signatures(self, meta: Any, c: list[Any]) -> m.ForSignatures:
+    def for_signatures(self, pos: Pos, c: list[Any]) -> m.ForSignatures:
         var, iterable, *body = c
-        return m.ForSignatures(str(var), iterable, tuple(body), span=self.span(meta))
+        return m.ForSignatures(str(var), iterable, tuple(body), span=self.span(pos))
 
-    @v_args(meta=True)
-    def sibling(self, meta: Any, c: list[Any]) -> m.Sibling:
-        return m.Sibling(str(c[0]), c[1], span=self.span(meta))
+    def sibling(self, pos: Pos, c: list[Any]) -> m.Sibling:
+        return m.Sibling(str(c[0]), c[1], span=self.span(pos))
 
-    @v_args(meta=True)
-    def server(self, meta: Any, c: list[Any]) -> m.Server:
+    def server(self, pos: Pos, c: list[Any]) -> m.Server:
         name, title, *rest = c
         attrs = tuple(x for x in rest if isinstance(x, m.Attr))
         body = tuple(x for x in rest if not isinstance(x, m.Attr))
@@ -296,121 +318,98 @@ class _Build(Transformer):
             self.string_tpl(title) if title is not None else None,
             attrs,
             body,
-            span=self.span(meta),
+            span=self.span(pos),
         )
 
     # ------------------------------------------------------------ rules and tasks
-    @v_args(meta=True)
-    def blocker(self, meta: Any, c: list[Any]) -> m.Blocker:
-        return m.Blocker(str(c[0]), c[1], span=self.span(meta))
+    def blocker(self, pos: Pos, c: list[Any]) -> m.Blocker:
+        return m.Blocker(str(c[0]), c[1], span=self.span(pos))
 
-    @v_args(meta=True)
-    def constraint(self, meta: Any, c: list[Any]) -> m.Constraint:
+    def constraint(self, pos: Pos, c: list[Any]) -> m.Constraint:
         name, *rest = c
         params = tuple(x for x in rest if isinstance(x, m.Param))
         attrs = tuple(x for x in rest if isinstance(x, m.Attr))
-        return m.Constraint(str(name), params, attrs, span=self.span(meta))
+        return m.Constraint(str(name), params, attrs, span=self.span(pos))
 
-    @v_args(meta=True)
-    def backend(self, meta: Any, c: list[Any]) -> m.Backend:
-        return m.Backend(str(c[0]), c[1], span=self.span(meta))
+    def backend(self, pos: Pos, c: list[Any]) -> m.Backend:
+        return m.Backend(str(c[0]), c[1], span=self.span(pos))
 
-    @v_args(meta=True)
-    def tasks(self, meta: Any, c: list[Any]) -> m.Tasks:
-        return m.Tasks(str(c[0]), tuple(c[1:]), span=self.span(meta))
+    def tasks(self, pos: Pos, c: list[Any]) -> m.Tasks:
+        return m.Tasks(str(c[0]), tuple(c[1:]), span=self.span(pos))
 
-    @v_args(meta=True)
-    def generator(self, meta: Any, c: list[Any]) -> m.Generator:
+    def generator(self, pos: Pos, c: list[Any]) -> m.Generator:
         *names, iterable = c
-        return m.Generator(tuple(str(n) for n in names), iterable, span=self.span(meta))
+        return m.Generator(tuple(str(n) for n in names), iterable, span=self.span(pos))
 
-    @v_args(meta=True)
-    def given(self, meta: Any, c: list[Any]) -> m.Given:
-        return m.Given(tuple(c), span=self.span(meta))
+    def given(self, pos: Pos, c: list[Any]) -> m.Given:
+        return m.Given(tuple(c), span=self.span(pos))
 
-    @v_args(meta=True)
-    def given_item(self, meta: Any, c: list[Any]) -> m.GivenItem:
+    def given_item(self, pos: Pos, c: list[Any]) -> m.GivenItem:
         name, value, condition = c
-        return m.GivenItem(self.name_tpl(name), value, condition, span=self.span(meta))
+        return m.GivenItem(self.name_tpl(name), value, condition, span=self.span(pos))
 
-    @v_args(meta=True)
-    def for_block(self, meta: Any, c: list[Any]) -> m.ForBlock:
+    def for_block(self, pos: Pos, c: list[Any]) -> m.ForBlock:
         var, iterable, body = c
-        return m.ForBlock(str(var), iterable, body, span=self.span(meta))
+        return m.ForBlock(str(var), iterable, body, span=self.span(pos))
 
-    @v_args(meta=True)
-    def if_block(self, meta: Any, c: list[Any]) -> m.IfBlock:
+    def if_block(self, pos: Pos, c: list[Any]) -> m.IfBlock:
         condition, then, otherwise = c
-        return m.IfBlock(condition, then, otherwise or (), span=self.span(meta))
+        return m.IfBlock(condition, then, otherwise or (), span=self.span(pos))
 
-    def block(self, c: list[Any]) -> tuple[Any, ...]:
+    def block(self, pos: Pos, c: list[Any]) -> tuple[Any, ...]:
         return tuple(c)
 
     # ------------------------------------------------------------ attributes
-    def attrs(self, c: list[m.Attr]) -> tuple[m.Attr, ...]:
+    def attrs(self, pos: Pos, c: list[m.Attr]) -> tuple[m.Attr, ...]:
         return tuple(c)
 
-    @v_args(meta=True)
-    def attr(self, meta: Any, c: list[Any]) -> m.Attr:
-        return m.Attr(str(c[0]), tuple(c[1:]), span=self.span(meta))
+    def attr(self, pos: Pos, c: list[Any]) -> m.Attr:
+        return m.Attr(str(c[0]), tuple(c[1:]), span=self.span(pos))
 
     # ------------------------------------------------------------ expressions
-    def _e(self, meta: Any, op: str, text: str = "", args: tuple[m.Expr, ...] = (), template: m.Template | None = None) -> m.Expr:
-        return m.Expr(op, text, args, template, span=self.span(meta))
+    def _e(self, pos: Pos, op: str, text: str = "", args: tuple[m.Expr, ...] = (), template: m.Template | None = None) -> m.Expr:
+        return m.Expr(op, text, args, template, span=self.span(pos))
 
-    @v_args(meta=True)
-    def number(self, meta: Any, c: list[Token]) -> m.Expr:
-        return self._e(meta, "num", str(c[0]))
+    def number(self, pos: Pos, c: list[Token]) -> m.Expr:
+        return self._e(pos, "num", str(c[0]))
 
-    @v_args(meta=True)
-    def quantity(self, meta: Any, c: list[Token]) -> m.Expr:
-        return self._e(meta, "qty", str(c[0]))
+    def quantity(self, pos: Pos, c: list[Token]) -> m.Expr:
+        return self._e(pos, "qty", str(c[0]))
 
-    @v_args(meta=True)
-    def string(self, meta: Any, c: list[Token]) -> m.Expr:
-        return self._e(meta, "str", template=self.string_tpl(c[0]))
+    def string(self, pos: Pos, c: list[Token]) -> m.Expr:
+        return self._e(pos, "str", template=self.string_tpl(c[0]))
 
-    @v_args(meta=True)
-    def name(self, meta: Any, c: list[Token]) -> m.Expr:
-        return self._e(meta, "name", template=self.name_tpl(c[0]))
+    def name(self, pos: Pos, c: list[Token]) -> m.Expr:
+        return self._e(pos, "name", template=self.name_tpl(c[0]))
 
-    @v_args(meta=True)
-    def true(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "true")
+    def true(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "true")
 
-    @v_args(meta=True)
-    def false(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "false")
+    def false(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "false")
 
-    @v_args(meta=True)
-    def list(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "list", args=tuple(x for x in c if x is not None))
+    def list(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "list", args=tuple(x for x in c if x is not None))
 
-    @v_args(meta=True)
-    def neg(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "neg", args=(c[1],))
+    def neg(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "neg", args=(c[1],))
 
-    @v_args(meta=True)
-    def not_(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "not", args=(c[0],))
+    def not_(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "not", args=(c[0],))
 
-    @v_args(meta=True)
-    def and_(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "and", args=tuple(c))
+    def and_(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "and", args=tuple(c))
 
-    @v_args(meta=True)
-    def or_(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "or", args=tuple(c))
+    def or_(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "or", args=tuple(c))
 
-    @v_args(meta=True)
-    def comparison(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "cmp", str(c[1]), (c[0], c[2]))
+    def comparison(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "cmp", str(c[1]), (c[0], c[2]))
 
-    @v_args(meta=True)
-    def range_expr(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "range", args=(c[0], c[1]))
+    def range_expr(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "range", args=(c[0], c[1]))
 
-    def _binary_chain(self, meta: Any, c: list[Any]) -> m.Expr:
+    def _binary_chain(self, c: list[Any]) -> m.Expr:
         left = c[0]
         for i in range(1, len(c), 2):
             op, right = c[i], c[i + 1]
@@ -420,33 +419,27 @@ class _Build(Transformer):
             left = m.Expr("bin", str(op), (left, right), span=span)
         return left
 
-    @v_args(meta=True)
-    def sum(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._binary_chain(meta, c)
+    def sum(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._binary_chain(c)
 
-    @v_args(meta=True)
-    def product(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._binary_chain(meta, c)
+    def product(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._binary_chain(c)
 
-    @v_args(meta=True)
-    def getattr(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "getattr", str(c[1]), (c[0],))
+    def getattr(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "getattr", str(c[1]), (c[0],))
 
-    @v_args(meta=True)
-    def call(self, meta: Any, c: list[Any]) -> m.Expr:
+    def call(self, pos: Pos, c: list[Any]) -> m.Expr:
         callee, *args = c
-        return self._e(meta, "call", args=(callee, *(a for a in args if a is not None)))
+        return self._e(pos, "call", args=(callee, *(a for a in args if a is not None)))
 
-    @v_args(meta=True)
-    def call_arg(self, meta: Any, c: list[Any]) -> m.Expr:
+    def call_arg(self, pos: Pos, c: list[Any]) -> m.Expr:
         key, value = c
         if key is None:
             return value
-        return self._e(meta, "kwarg", str(key), (value,))
+        return self._e(pos, "kwarg", str(key), (value,))
 
-    @v_args(meta=True)
-    def getitem(self, meta: Any, c: list[Any]) -> m.Expr:
-        return self._e(meta, "getitem", args=(c[0], c[1]))
+    def getitem(self, pos: Pos, c: list[Any]) -> m.Expr:
+        return self._e(pos, "getitem", args=(c[0], c[1]))
 
 
 def _shift(expr: m.Expr, hole: Span) -> m.Expr:
@@ -466,6 +459,28 @@ def _shift(expr: m.Expr, hole: Span) -> m.Expr:
     return walk(expr)
 
 
+class _TreeBuild(Transformer):
+    """Run `_Build` over a Lark parse tree, each node's meta giving its `Pos`."""
+
+    def __init__(self, build: _Build) -> None:
+        super().__init__(visit_tokens=False)
+        self.build = build
+
+    def _call_userfunc(self, tree: Tree, new_children: list[Any] | None = None) -> Any:
+        children = new_children if new_children is not None else tree.children
+        meta = tree.meta
+        f = getattr(self.build, tree.data, None)
+        if f is None:
+            return self.__default__(tree.data, children, meta)
+        pos = None if meta.empty else (meta.line, meta.column, meta.end_line, meta.end_column)
+        try:
+            return f(pos, children)
+        except GrammarError:
+            raise
+        except Exception as e:
+            raise VisitError(tree.data, tree, e) from e
+
+
 def to_model(source: SourceFile, tree: Tree) -> m.File:
     """Transform a parse tree into the model.
 
@@ -474,7 +489,7 @@ def to_model(source: SourceFile, tree: Tree) -> m.File:
     """
     try:
         with paused_gc():
-            items = _Build(source).transform(tree)
+            items = _TreeBuild(_Build(source)).transform(tree)
     except VisitError as e:
         if isinstance(e.orig_exc, ScnError):
             raise e.orig_exc from None
@@ -483,5 +498,19 @@ def to_model(source: SourceFile, tree: Tree) -> m.File:
 
 
 def parse(source: SourceFile) -> m.File:
-    """Parse and transform `source` (stages 1 and 2 together, as most callers want them)."""
+    """Parse and transform `source` (stages 1 and 2 together, as most callers want them).
+
+    The fast parser builds the model as it parses; text it does not accept, and anything that
+    goes wrong while building, is done again by Lark and `to_model`, so that every error (and the
+    order errors are found in: all syntax first, then templates) is exactly theirs.
+    """
+    fast = fast_parser(_Build)
+    if fast is not None:
+        try:
+            with paused_gc():
+                items = fast.parse(source.text, "start", _Build(source))
+        except Exception:  # noqa: BLE001, S110 - reported below by the reference path
+            pass
+        else:
+            return m.File(source.name, items)
     return to_model(source, parse_tree(source))
