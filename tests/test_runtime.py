@@ -307,3 +307,32 @@ def test_unknown_blocker_and_out_of_range_counts_are_errors() -> None:
         Env(loaded, task_id, blocker="meteor", blocks=1)
     with pytest.raises(ScnDataError, match="allows 1..3 events"):
         Env(loaded, task_id, blocker="ban_tool", blocks=9)
+
+
+def test_retrieval_by_output_inputs_or_both_and_retrieval_mode() -> None:
+    loaded = LoadedBundle.load(ROOT / "retail-planbench")
+    task_id = next(iter(loaded.tasks))
+    task = loaded.tasks[task_id]
+    env = Env(loaded, task_id, retrieval=True)
+    obs = env.reset()
+    assert obs["tools"] == []
+    first = task["truth"]["path"][0]
+    spec = loaded.tools[first]
+    ins = [p["datatype"] for p in spec["params"]]
+    obs, *_ = env.step(
+        {
+            "type": "call",
+            "tool": first,
+            "args": {p["name"]: task["given"][p["datatype"]] for p in spec["params"]},
+        }
+    )
+    assert "not been retrieved" in obs["results"][0]["error"]
+    obs, *_ = env.step({"type": "retrieve", "inputs": ins, "output": spec["outputs"][0]})
+    names = [r["value"] for r in obs["results"]]
+    assert first in names and len(names) <= 30
+    assert all(set(p["datatype"] for p in loaded.tools[n]["params"]) == set(ins) for n in names)
+    assert first in obs["tools"]
+    obs, *_ = env.step({"type": "retrieve", "output": "no_such_datatype"})
+    assert obs["results"] == []
+    _, _, _, info = env.step({"type": "retrieve"})
+    assert "names an output" in info["error"]

@@ -19,6 +19,9 @@ from compiler.diagnostics import ScnDataError
 from compiler.runtime import blockers as bl
 from compiler.runtime.bundle import LoadedBundle
 
+#: The most tools one retrieval returns (PlanBench-XL's cap).
+RETRIEVAL_CAP = 30
+
 
 @define
 class CallResult:
@@ -55,7 +58,9 @@ class Env:
     max_steps: int = 20
     blocker: str | None = None
     blocks: int = 0
+    retrieval: bool = False
     task: dict[str, Any] = field(init=False)
+    retrieved: set[str] = field(init=False, factory=set)
     held: dict[str, str] = field(init=False, factory=dict)
     steps: list[dict[str, Any]] = field(init=False, factory=list)
     done: bool = field(init=False, default=False)
@@ -102,6 +107,7 @@ class Env:
         self.visible = self.bundle.visible_tools(self.task)
         self.banned = set()
         self.hidden = set()
+        self.retrieved = set()
         self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
         self.events = []
         self.call_steps = 0
@@ -138,8 +144,11 @@ class Env:
         }
 
     def available(self) -> list[str]:
-        """Return the tools the agent may call now (visible, not banned, not hidden)."""
-        return [t for t in self.visible if t not in self.banned and t not in self.hidden]
+        """Return the tools the agent may call now (in retrieval mode, only retrieved ones)."""
+        tools = self.retrievable()
+        if self.retrieval:
+            tools = [t for t in tools if t in self.retrieved]
+        return tools
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
         """Apply one action; return (observation, reward, done, info). Never raises."""
@@ -183,11 +192,13 @@ class Env:
                 self.call_steps += 1
                 if firing:
                     self.fire(results)
+        elif kind == "retrieve":
+            results, error = self.retrieve(action)
         elif kind == "answer":
             self.answer = str(action.get("answer", ""))
             self.done = True
         else:
-            error = "an action is a dict with type 'call', 'parallel' or 'answer'"
+            error = "an action is a dict with type 'call', 'parallel', 'retrieve' or 'answer'"
         self.steps.append(
             {
                 "index": len(self.steps),
@@ -202,6 +213,44 @@ class Env:
             self.done = True
         reward = 1.0 if self.done and self.success() else 0.0
         return self.observation(results), reward, self.done, {"error": error}
+
+    # ------------------------------------------------------------ retrieval
+    def retrieve(self, action: dict[str, Any]) -> tuple[list[CallResult], str | None]:
+        """Answer a typed retrieval request: tools by output datatype, input datatypes, or both.
+
+        `{"type": "retrieve", "output": "refund_id"}`, `{"type": "retrieve", "inputs": ["order_id"]}`
+        or both (PlanBench-XL's three modes). At most `RETRIEVAL_CAP` tools come back, those the
+        agent can call now first. With `retrieval=True` only retrieved tools are callable, and the
+        callable set accumulates over the episode.
+        """
+        output = action.get("output")
+        inputs = action.get("inputs")
+        if output is None and inputs is None:
+            return [], "a retrieval names an output datatype, input datatypes, or both"
+        if inputs is not None and (
+            not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs)
+        ):
+            return [], "retrieval inputs are a list of datatype names"
+        if output is not None and not isinstance(output, str):
+            return [], "a retrieval output is one datatype name"
+        matches = []
+        for name in self.retrievable():
+            spec = self.bundle.tools[name]
+            ins = {p["datatype"] for p in spec["params"]}
+            if output is not None and output not in spec["outputs"]:
+                continue
+            if inputs is not None and ins != set(inputs):
+                continue
+            matches.append((not ins <= set(self.held), name))
+        found = [name for _, name in sorted(matches)][:RETRIEVAL_CAP]
+        self.retrieved.update(found)
+        if not found:
+            return [], "no tool matches this request directly; try other datatypes"
+        return [CallResult(name, True, True, output="tool", value=name) for name in found], None
+
+    def retrievable(self) -> list[str]:
+        """Return the visible tools that are neither banned nor hidden."""
+        return [t for t in self.visible if t not in self.banned and t not in self.hidden]
 
     # ------------------------------------------------------------ blockers
     def event_seed(self) -> int:
@@ -326,6 +375,8 @@ class Env:
             return CallResult(
                 name, False, False, error=f"tool {name!r} is not available in this task"
             )
+        if self.retrieval and name not in self.retrieved:
+            return CallResult(name, False, False, error=f"tool {name!r} has not been retrieved yet")
         if name in self.banned or name in self.hidden:
             return CallResult(name, False, False, error=f"tool {name!r} is not available any more")
         if not isinstance(args, dict):
