@@ -1,0 +1,224 @@
+"""CCTU's metrics (section 4.1 of the paper), each defined once, over `scn-trajectory/1` records.
+
+Violations. A step records the constraint violations the runtime's validators found in it as
+`step["violations"]`, a list of objects:
+
+    {"dimension": "resource" | "behavior" | "toolset" | "response",
+     "kind": one of the dimension's categories, e.g. "tool_call_count",
+     "message": the feedback text the agent was given,
+     "call": index into the step's `results` (optional; absent = the whole step)}
+
+The twelve categories of the paper, as `kind`: resource: interaction_rounds, tool_call_count,
+specific_tool_call_count; behavior: sequential_dependencies, parallel_dependencies,
+parallel_calls_count; toolset: available_tools_and_parameters, required_parameters,
+parameter_types; response: length, format, content. Dimension and kind are compared after
+lowercasing and turning spaces, hyphens and dots into underscores ("behaviour" reads as
+"behavior"; an empty or missing name as "unspecified").
+A step without the key has no violations; entries that are not objects are ignored.
+
+Metrics:
+
+- sr (Solve Rate): the episode solved every subquery, gave a final answer, and its last step
+  carries no violation. Earlier violations are allowed: they were corrected before the end
+  ("soft-satisfied"); this is the released evaluator's trajectory-level reading.
+- psr (Perfect Solve Rate): solved, answered, and no violation in any step.
+- subqueries_solved: solved, whatever the constraints (completion alone).
+- violation_rate: episodes with at least one violation / episodes.
+- violation_rate.<dimension> and violation_rate.<dimension>.<kind>: episodes with at least one
+  violation of that dimension (kind) / episodes whose case carries it. The toolset dimension applies
+  to every case; an episode that recorded a violation also counts as carrying it. The four
+  dimensions are always reported; kinds are reported when some case carries them or some
+  episode violates them.
+- self_correction_rate and self_correction_rate.<dimension>: corrected violations / violations.
+  A violation is corrected when the agent's next attempt at the same step is compliant. The same
+  step is: for a violation on a call (the `call` entry, or every call of the step when absent),
+  the next later step calling the same tool, compliant when that call is valid and no violation of
+  that step names it (or names the whole step); for a violation on a final answer, the next later
+  answer, compliant when that step has no violations; for any other step, the step right after,
+  compliant when it has no violations and no error. A violation with no later attempt is not
+  corrected. Only the immediate retry counts, so a violation retried with a second violation
+  is uncorrected even when a third attempt succeeds (the second violation then is corrected).
+
+Solving a subquery is judged on tool outputs, not on the answer text, as the released evaluator
+does: each item of `outcome.truth.answer` ({datatype: expected value}, optional) must be matched
+by a successful call that produced that datatype with a value containing every ", "-separated
+piece of the expected value (lowercased, commas removed, stripped). Without `outcome.truth.answer`
+the runtime's `outcome.goals_reached` decides. A final answer is one where `outcome.answer` is not
+None (an episode cut off by the step cap fails both rates).
+
+`outcome.truth.constraints` (optional): the constraints the case carries, a list of
+{"dimension", "kind"} objects. Missing: every case is taken to carry every dimension and kind, so
+the per-dimension denominators are all episodes.
+
+Metrics with no episode (or no violation, for correction rates) are None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compiler.scoring.planbench import _dict, _list, action_type, executed, truth_of
+
+DIMENSIONS = ("resource", "behavior", "toolset", "response")
+
+#: The paper's twelve categories, by dimension (the `kind` vocabulary).
+KINDS = {
+    "resource": ("interaction_rounds", "tool_call_count", "specific_tool_call_count"),
+    "behavior": ("sequential_dependencies", "parallel_dependencies", "parallel_calls_count"),
+    "toolset": ("available_tools_and_parameters", "required_parameters", "parameter_types"),
+    "response": ("length", "format", "content"),
+}
+
+#: Metrics that are fractions in [0, 1] (or None); names starting with a prefix also are.
+RATES = frozenset({"sr", "psr", "subqueries_solved", "violation_rate", "self_correction_rate"})
+RATE_PREFIXES = ("violation_rate.", "self_correction_rate.")
+
+_ALIASES = {"behaviour": "behavior"}
+
+
+def canonical(name: Any) -> str:
+    """Return a dimension or kind name lowercased, with spaces, hyphens and dots as underscores;
+    an empty or missing name reads "unspecified"."""
+    text = (
+        "_".join(str(name).lower().replace("-", " ").replace(".", " ").split())
+        if name is not None
+        else ""
+    )
+    return _ALIASES.get(text, text) or "unspecified"
+
+
+def violations(step: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return a step's violations with canonical dimension and kind."""
+    out = []
+    for v in _list(step.get("violations")):
+        if isinstance(v, dict):
+            out.append(
+                {**v, "dimension": canonical(v.get("dimension")), "kind": canonical(v.get("kind"))}
+            )
+    return out
+
+
+def answer_verify(predict: Any, golden: Any) -> bool:
+    """CCTU's output check: every ", "-separated golden item occurs in the prediction."""
+
+    def clean(text: Any) -> str:
+        return str(text).lower().replace(",", "").strip()
+
+    seen = clean(predict)
+    return all(clean(item) in seen for item in str(golden).split(", "))
+
+
+def solved(record: dict[str, Any]) -> bool:
+    """Return whether every subquery was solved by a successful tool output."""
+    gold = truth_of(record).get("answer")
+    if not isinstance(gold, dict):
+        return bool(_dict(record.get("outcome")).get("goals_reached"))
+    outputs: dict[str, list[Any]] = {}
+    for step in _list(record.get("steps")):
+        for r in _list(_dict(step).get("results")):
+            r = _dict(r)
+            if executed(r) and r.get("output") is not None:
+                outputs.setdefault(str(r["output"]), []).append(r.get("value"))
+    return all(
+        any(answer_verify(v, expected) for v in outputs.get(str(d), []))
+        for d, expected in gold.items()
+    )
+
+
+def _call_index(v: dict[str, Any], n: int) -> int | None:
+    i = v.get("call")
+    return i if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n else None
+
+
+def _tool(r: Any) -> str:
+    return str(_dict(r).get("tool"))
+
+
+def corrected(steps: list[dict[str, Any]], k: int, v: dict[str, Any]) -> bool:
+    """Return whether violation `v` of step `k` is followed by a compliant retry of that step."""
+    step = steps[k]
+    results = _list(step.get("results"))
+    if action_type(step) == "answer":
+        for later in steps[k + 1 :]:
+            if action_type(later) == "answer":
+                return not violations(later)
+        return False
+    if results:
+        i = _call_index(v, len(results))
+        tools = {_tool(results[i])} if i is not None else {_tool(r) for r in results}
+        for later in steps[k + 1 :]:
+            mine = [j for j, r in enumerate(_list(later.get("results"))) if _tool(r) in tools]
+            if not mine:
+                continue
+            found = violations(later)
+            blamed = {_call_index(w, len(_list(later.get("results")))) for w in found}
+            if None in blamed:  # a violation of the whole step
+                return False
+            return any(_dict(later["results"][j]).get("valid") and j not in blamed for j in mine)
+        return False
+    if k + 1 < len(steps):
+        return not violations(steps[k + 1]) and steps[k + 1].get("error") is None
+    return False
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 6) if values else None
+
+
+def score(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return CCTU's metric table over trajectory records."""
+    n = len(records)
+    sr = psr = done = violated = undeclared = 0
+    carried: dict[str, int] = {}  # declared-constraint episodes carrying a dimension or kind
+    hit: dict[str, int] = {}  # episodes violating a dimension or kind
+    found: dict[str, int] = {}  # violations, overall ("") and by dimension
+    fixed: dict[str, int] = {}  # corrected violations, likewise
+    kinds: set[str] = set()
+    for record in records:
+        steps = [_dict(s) for s in _list(record.get("steps"))]
+        per_step = [violations(s) for s in steps]
+        ok = solved(record)
+        answered = _dict(record.get("outcome")).get("answer") is not None
+        anywhere = any(per_step)
+        done += ok
+        sr += ok and answered and not (per_step and per_step[-1])
+        psr += ok and answered and not anywhere
+        violated += anywhere
+        mine = {v["dimension"] for vs in per_step for v in vs}
+        mine |= {f"{v['dimension']}.{v['kind']}" for vs in per_step for v in vs}
+        for key in mine:
+            hit[key] = hit.get(key, 0) + 1
+        constraints = truth_of(record).get("constraints")
+        if isinstance(constraints, list):
+            declared = {"toolset"} | mine
+            for c in constraints:
+                c = _dict(c)
+                d, kind = canonical(c.get("dimension")), canonical(c.get("kind"))
+                declared |= {d, f"{d}.{kind}"}
+            for key in declared:
+                carried[key] = carried.get(key, 0) + 1
+            kinds |= {key for key in declared if "." in key}
+        else:
+            undeclared += 1
+            kinds |= {key for key in mine if "." in key}
+        for k, vs in enumerate(per_step):
+            for v in vs:
+                good = corrected(steps, k, v)
+                for key in ("", v["dimension"]):
+                    found[key] = found.get(key, 0) + 1
+                    fixed[key] = fixed.get(key, 0) + good
+    table: dict[str, Any] = {
+        "episodes": n,
+        "sr": round(sr / n, 6) if n else None,
+        "psr": round(psr / n, 6) if n else None,
+        "subqueries_solved": round(done / n, 6) if n else None,
+        "violation_rate": round(violated / n, 6) if n else None,
+        "self_correction_rate": round(fixed[""] / found[""], 6) if found.get("") else None,
+    }
+    dims = list(DIMENSIONS) + sorted({k.split(".")[0] for k in kinds} - set(DIMENSIONS))
+    for key in dims + sorted(kinds):
+        total = carried.get(key, 0) + undeclared
+        table[f"violation_rate.{key}"] = round(hit.get(key, 0) / total, 6) if total else None
+    for d in dims:
+        table[f"self_correction_rate.{d}"] = round(fixed[d] / found[d], 6) if found.get(d) else None
+    return table

@@ -1,0 +1,141 @@
+"""TravelPlanner's metrics (section 3.4 and the released `eval.py`), over trajectory records.
+
+Each episode's plan verdicts are read from `outcome["plan_checks"]`, written by the bundle's plan
+validators:
+
+    {"delivered": bool,                       # a non-empty plan was produced within the limits
+     "commonsense": {name: true|false|null},  # the 8 commonsense constraints
+     "hard": {name: true|false|null},         # the hard constraints (budget, room rule,
+                                              #   cuisine, room type, transportation)
+     "hard_applicable": int}                  # optional: hard constraints the query carries
+
+`null` means "does not apply to this query". The commonsense names are the released code's keys
+(`COMMONSENSE`) and the hard names likewise (`HARD`); other names are counted the same way. A hard
+constraint the query carries but that was not evaluated (TravelPlanner evaluates hard constraints
+only for a delivered plan that passed Complete Information and Within Sandbox) should be written
+`false`, or `hard_applicable` given, so that it stays in the denominator.
+
+Metrics, over all N episodes (the paper's fixed denominators: an undelivered or gated plan counts
+as failing everything, never as absent):
+
+- delivery_rate: delivered plans / N.
+- commonsense_micro: passed commonsense checks / (8 N). Only `true` passes; `null` does not (as in
+  `eval.py`, which counts true values); an undelivered plan passes none.
+- commonsense_macro: plans delivered with no commonsense check `false` (`null` passes) / N.
+- hard_micro: passed hard checks / Σ hard constraints each query carries. A query carries
+  `hard_applicable` of them when given, else as many as its non-null hard entries; this is the
+  paper's denominator (1 for easy, 2 for medium, 4 for hard queries in the released splits: 105,
+  420 and 2,290 for train, validation and test), not 5 per plan. Passes count only when the gate
+  is open: delivered, and neither Complete Information (`is_not_absent`) nor Within Sandbox
+  (`is_valid_information_in_sandbox`) is `false`. At most the query's count passes per plan.
+- hard_macro: plans with the gate open and no hard check `false` / N.
+- final_pass_rate: plans passing both macro tests / N.
+
+A record without `plan_checks` (or with a malformed one) is an undelivered plan carrying no hard
+constraint. Every metric is None when there are no episodes; hard_micro is None when no query
+carries a hard constraint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compiler.scoring.planbench import _dict
+
+#: The 8 commonsense constraints, released-code key -> paper label.
+COMMONSENSE = {
+    "is_valid_information_in_sandbox": "Within Sandbox",
+    "is_not_absent": "Complete Information",
+    "is_valid_information_in_current_city": "Within Current City",
+    "is_reasonable_visiting_city": "Reasonable City Route",
+    "is_valid_restaurants": "Diverse Restaurants",
+    "is_valid_attractions": "Diverse Attractions",
+    "is_valid_transportation": "Non-conf. Transportation",
+    "is_valid_accommodation": "Minimum Nights Stay",
+}
+
+#: The 5 hard constraints, released-code key -> paper label.
+HARD = {
+    "valid_cost": "Budget",
+    "valid_room_rule": "Room Rule",
+    "valid_cuisine": "Cuisine",
+    "valid_room_type": "Room Type",
+    "valid_transportation": "Transportation",
+}
+
+#: The commonsense checks that gate the hard ones (by code key or paper label).
+GATE = (
+    "is_not_absent",
+    "is_valid_information_in_sandbox",
+    "Complete Information",
+    "Within Sandbox",
+)
+
+COMMONSENSE_TOTAL = len(COMMONSENSE)
+
+#: Metrics that are fractions in [0, 1] (or None).
+RATES = frozenset(
+    {
+        "delivery_rate",
+        "commonsense_micro",
+        "commonsense_macro",
+        "hard_micro",
+        "hard_macro",
+        "final_pass_rate",
+    }
+)
+
+
+def checks(record: dict[str, Any]) -> tuple[bool, dict[str, Any], dict[str, Any], int]:
+    """Return (delivered, commonsense verdicts, hard verdicts, hard constraints carried)."""
+    plan = _dict(_dict(record.get("outcome")).get("plan_checks"))
+    common = _dict(plan.get("commonsense"))
+    hard = _dict(plan.get("hard"))
+    carried = plan.get("hard_applicable")
+    if not isinstance(carried, int) or isinstance(carried, bool) or carried < 0:
+        carried = sum(1 for v in hard.values() if v is not None)
+    return plan.get("delivered") is True, common, hard, carried
+
+
+def verdict(record: dict[str, Any]) -> dict[str, Any]:
+    """Return one plan's counts and pass/fail flags under the paper's rules."""
+    delivered, common, hard, carried = checks(record)
+    gate = delivered and not any(common.get(g) is False for g in GATE)
+    return {
+        "delivered": delivered,
+        "commonsense_passed": min(COMMONSENSE_TOTAL, sum(v is True for v in common.values()))
+        if delivered
+        else 0,
+        "commonsense_macro": delivered and not any(v is False for v in common.values()),
+        "hard_carried": carried,
+        "hard_passed": min(carried, sum(v is True for v in hard.values())) if gate else 0,
+        "hard_macro": gate and not any(v is False for v in hard.values()),
+    }
+
+
+def score(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return TravelPlanner's metric table over trajectory records."""
+    n = len(records)
+    plans = [verdict(r) for r in records]
+    carried = sum(p["hard_carried"] for p in plans)
+
+    def share(key: str) -> float | None:
+        return round(sum(bool(p[key]) for p in plans) / n, 6) if n else None
+
+    return {
+        "episodes": n,
+        "delivery_rate": share("delivered"),
+        "commonsense_micro": round(
+            sum(p["commonsense_passed"] for p in plans) / (COMMONSENSE_TOTAL * n), 6
+        )
+        if n
+        else None,
+        "commonsense_macro": share("commonsense_macro"),
+        "hard_micro": round(sum(p["hard_passed"] for p in plans) / carried, 6) if carried else None,
+        "hard_macro": share("hard_macro"),
+        "final_pass_rate": round(
+            sum(p["commonsense_macro"] and p["hard_macro"] for p in plans) / n, 6
+        )
+        if n
+        else None,
+    }
