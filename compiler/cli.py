@@ -399,19 +399,13 @@ def run(
 def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
     """Print the metrics of a trajectory file, per agent, in its bundle family's terms."""
     from compiler.runtime.run import read_trajectories
-    from compiler.scoring import costbench, general
+    from compiler.scoring import families
 
     with _boundary(_Reporter(diagnostics_format)):
         records = read_trajectories(trajectories)
         if not records:
             raise ScnError(f"{trajectories} holds no episodes", path=str(trajectories), code="data")
-        table: dict[str, dict[str, Any]] = {}
-        for agent in sorted({r["agent"] for r in records}):
-            mine = [r for r in records if r["agent"] == agent]
-            metrics = general.score(mine)
-            if mine[0]["bundle"]["domain"] == "travel":
-                metrics.update(costbench.score(mine))
-            table[agent] = metrics
+        table = families.score_records(records, truth=families.load_truth(records))
         if as_json:
             click.echo(json.dumps(table, indent=2, sort_keys=True))
             return

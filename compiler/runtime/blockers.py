@@ -61,9 +61,8 @@ def next_trigger(current_step: int, remaining: int, blocks: int, done: int) -> i
 def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
     import json
 
-    from compiler.parse import parse_expr_tree
     from compiler.source import SourceFile
-    from compiler.transform import _Build
+    from compiler.transform import parse
 
     laws = json.loads(laws_key)
     params = json.loads(params_key)
@@ -74,9 +73,8 @@ def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
     )
     out = {}
     for law in laws:
-        expr = _Build(SourceFile("<bundle law>", law["expression"])).transform(
-            parse_expr_tree(law["expression"])
-        )
+        # A law's expression is .scn text; parse it as the value of a `let`.
+        expr = parse(SourceFile("<bundle law>", f"let law = {law['expression']}\n")).items[0].value
         ops = tuple(LawOpDef(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
         out[f"{law['quantity']}:{law['name']}"] = (compile_expr(expr, env), ops, tuple(law["seed"]))
     return out

@@ -81,12 +81,10 @@ def score(
         progress_aware_cost(r, (goals_of or {}).get(r["task"])) - r["outcome"]["truth"]["cost"]
         for r in reached
     ]
-    eds = [edit_distance(r["outcome"]["path"], r["outcome"]["truth"]["path"]) for r in reached]
-    neds = [
-        normalized_edit_distance(r["outcome"]["path"], r["outcome"]["truth"]["path"])
-        for r in reached
-    ]
-    ems = [r["outcome"]["path"] == r["outcome"]["truth"]["path"] for r in reached]
+    pairs = [(r["outcome"]["path"], r["outcome"]["truth"]["path"]) for r in reached]
+    eds = [0 if a == b else edit_distance(a, b) for a, b in pairs]  # once per episode
+    neds = [d / max(len(a), len(b)) if d else 0.0 for d, (a, b) in zip(eds, pairs, strict=True)]
+    ems = [a == b for a, b in pairs]
     calls = sum(r["outcome"]["calls"] for r in records)
     invalid = sum(r["outcome"]["invalid_calls"] for r in records)
 
