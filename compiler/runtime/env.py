@@ -17,6 +17,7 @@ from attrs import define, field
 
 from compiler.diagnostics import ScnDataError
 from compiler.runtime import blockers as bl
+from compiler.runtime import constraints as cons
 from compiler.runtime.bundle import LoadedBundle
 
 #: The most tools one retrieval returns (PlanBench-XL's cap).
@@ -61,6 +62,8 @@ class Env:
     retrieval: bool = False
     task: dict[str, Any] = field(init=False)
     retrieved: set[str] = field(init=False, factory=set)
+    constraints: list[dict[str, Any]] = field(init=False, factory=list)
+    counters: cons.Counters = field(init=False, factory=cons.Counters)
     held: dict[str, str] = field(init=False, factory=dict)
     steps: list[dict[str, Any]] = field(init=False, factory=list)
     done: bool = field(init=False, default=False)
@@ -79,6 +82,7 @@ class Env:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
             self.bundle = LoadedBundle.load(self.bundle)
         self.task = self.bundle.task(self.task_id)
+        self.constraints = list(self.bundle.scenario.get("constraints", []))
         if self.blocker is not None:
             rules = {b["name"]: b for b in self.bundle.scenario.get("blockers", [])}
             by_effect = {b["effect"]: b for b in rules.values()}
@@ -108,6 +112,7 @@ class Env:
         self.banned = set()
         self.hidden = set()
         self.retrieved = set()
+        self.counters = cons.Counters()
         self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
         self.events = []
         self.call_steps = 0
@@ -136,6 +141,7 @@ class Env:
             "tools": tools,
             "costs": {t: self.costs.get(t, 0.0) for t in tools},
             "results": [r.to_dict() for r in results],
+            "feedback": self.steps[-1].get("feedback") if self.steps else None,
             "events": [e for e in self.events if e["step"] == len(self.steps) - 1]
             if self.steps
             else [],
@@ -156,6 +162,8 @@ class Env:
         if self.done:
             return self.observation([]), 0.0, True, {"error": "the episode is over"}
         results: list[CallResult] = []
+        violations: list[dict[str, Any]] = []
+        feedback: str | None = None
         error = None
         kind = action.get("type") if isinstance(action, dict) else None
         if kind in ("call", "parallel"):
@@ -182,10 +190,11 @@ class Env:
                     and batch[0].valid
                 ):
                     results = [self.ban(batch[0])] + [
-                        self.execute(r) if r.valid else r for r in batch[1:]
+                        self.guarded(r, batch, violations) for r in batch[1:]
                     ]
                 else:
-                    results = [self.execute(r) if r.valid else r for r in batch]
+                    results = [self.guarded(r, batch, violations) for r in batch]
+                self.end_round(results)
                 self.segments[-1]["calls"] += sum(
                     1 for r in results if r.valid and r.ok and r.trusted
                 )
@@ -195,8 +204,13 @@ class Env:
         elif kind == "retrieve":
             results, error = self.retrieve(action)
         elif kind == "answer":
-            self.answer = str(action.get("answer", ""))
-            self.done = True
+            text = str(action.get("answer", ""))
+            violations = cons.check_answer(self.constraints, text)
+            if violations:
+                feedback = "\n".join(v["message"] for v in violations)
+            else:
+                self.answer = text
+                self.done = True
         else:
             error = "an action is a dict with type 'call', 'parallel', 'retrieve' or 'answer'"
         self.steps.append(
@@ -206,6 +220,8 @@ class Env:
                 "results": [r.to_dict() for r in results],
                 "cost": round(sum(r.cost for r in results), 6),
                 "error": error,
+                "violations": violations,
+                "feedback": feedback,
                 "time_ms": round((time.perf_counter() - started) * 1000, 3),
             }
         )
@@ -359,12 +375,34 @@ class Env:
             )
         return {"path": path, "cost": round(cost, 6)}
 
-    # ------------------------------------------------------------ calls
-    def call(self, tool: Any, args: Any) -> CallResult:
-        """Check and run one call."""
-        checked = self.check(tool, args)
-        return self.execute(checked) if checked.valid else checked
+    # ------------------------------------------------------------ constraints
+    def guarded(
+        self, checked: CallResult, batch: list[CallResult], violations: list[dict[str, Any]]
+    ) -> CallResult:
+        """Run a valid call unless it breaks a constraint; attempts count either way (CCTU)."""
+        if not checked.valid:
+            return checked
+        found = cons.check_call(
+            self.constraints, self.counters, checked.tool, [r.tool for r in batch]
+        )
+        self.counters.calls += 1
+        self.counters.per_tool[checked.tool] = self.counters.per_tool.get(checked.tool, 0) + 1
+        if found:
+            for v in found:
+                violations.append({**v, "call": batch.index(checked)})
+            return CallResult(
+                checked.tool, False, True, error="\n".join(v["message"] for v in found)
+            )
+        return self.execute(checked)
 
+    def end_round(self, results: list[CallResult]) -> None:
+        """Close a round of calls: later rounds may now depend on what succeeded in this one."""
+        self.counters.rounds += 1
+        for r in results:
+            if r.ok:
+                self.counters.first_round.setdefault(r.tool, self.counters.rounds)
+
+    # ------------------------------------------------------------ calls
     def check(self, tool: Any, args: Any) -> CallResult:
         """Validate a call against the tool's signature and the agent's typed state."""
         name = str(tool)

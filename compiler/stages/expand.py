@@ -115,6 +115,7 @@ def _check_param_value(p: m.Param, value: Any, env: Env, origin: str) -> None:
             "float": isinstance(value, (int, float)) and not isinstance(value, bool),
             "bool": isinstance(value, bool),
             "str": isinstance(value, str),
+            "list": isinstance(value, list),
         }[t]
         if not ok:
             raise fail(f"{where}: expected {t}, got {kind_of(value)}", span)
@@ -188,6 +189,16 @@ def _strings(attr: m.Attr | None, env: Env) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _word(attr: m.Attr | None, env: Env) -> str:
+    """Return a one-word attribute (`dimension resource`) without evaluating the word as a name."""
+    if attr is None:
+        return ""
+    value = attr.values[0]
+    if value.op == "name" and value.template is not None and value.template.is_plain:
+        return value.template.text
+    return str(evaluate(value, env))
+
+
 def _datatype(node: m.Datatype, env: Env, state: _State) -> None:
     name = render(node.name, env)
     attrs = {a.key: a for a in node.attrs}
@@ -207,7 +218,10 @@ def _datatype(node: m.Datatype, env: Env, state: _State) -> None:
             )
         enum_name, vtype = vtype, "enum"
     if not VALID_NAME.match(name):
-        raise fail(f"datatype name {name!r} is not a name: use letters, digits, '_', '-' and '.'", node.span)
+        raise fail(
+            f"datatype name {name!r} is not a name: use letters, digits, '_', '-' and '.'",
+            node.span,
+        )
     if name in state.datatypes:
         first = state.datatypes[name].span
         raise fail(
@@ -298,10 +312,15 @@ def _build_tools(state: _State, tools: ToolBuilder) -> None:
     seen: dict[str, ToolDef] = {}
     for tool in tools.tools:
         if not VALID_NAME.match(tool.name):
-            state.errors.error(f"tool name {tool.name!r} is not a name: use letters, digits, '_', '-' and '.'", tool.span)
+            state.errors.error(
+                f"tool name {tool.name!r} is not a name: use letters, digits, '_', '-' and '.'",
+                tool.span,
+            )
         for p in tool.params:
             if not VALID_NAME.match(p.name):
-                state.errors.error(f"argument name {p.name!r} of tool '{tool.name}' is not a name", tool.span)
+                state.errors.error(
+                    f"argument name {p.name!r} of tool '{tool.name}' is not a name", tool.span
+                )
         if tool.name in seen:
             first = seen[tool.name].span
             where = f" (first made at line {first.line})" if first is not None else ""
@@ -406,12 +425,15 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     return ConstraintDef(
         name=node.name,
         kind=kind,
-        dimension=_strings(attrs.get("dimension"), env)[0] if "dimension" in attrs else "",
+        dimension=_word(attrs.get("dimension"), env),
         scope=scope.values[0].template.text
         if scope is not None and scope.values[0].template
         else "final",
         params=tuple(params),
-        message=_strings(attrs.get("message"), env)[0] if "message" in attrs else "",
+        # The message is worded from the same parameters the validator checks, so they never drift.
+        message=_strings(attrs.get("message"), env.child({n: v for n, _, v in params}))[0]
+        if "message" in attrs
+        else "",
         gated_on=_strings(attrs.get("gated_on"), env),
         span=node.span,
     )

@@ -40,7 +40,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
 #: Attributes that may appear more than once in one construct.
 REPEATABLE = frozenset({"pool", "info"})
 
-PARAM_TYPES = frozenset({"int", "float", "str", "bool"})
+PARAM_TYPES = frozenset({"int", "float", "str", "bool", "list"})
 QUANTITIES = frozenset({"cost", "latency"})
 SEED_PARTS = frozenset({"global", "task", "tool", "quantity"})
 SIGNALS = frozenset({"explicit", "implicit"})
@@ -190,7 +190,7 @@ def _check_param(p: m.Param, errors: Collector) -> None:
     if len(p.type) == 1 and p.type[0] not in PARAM_TYPES:
         hint = did_you_mean(p.type[0], PARAM_TYPES)
         errors.error(
-            f"unknown parameter type '{p.type[0]}'{hint}; use int, float, str, bool or a choice like a | b",
+            f"unknown parameter type '{p.type[0]}'{hint}; use int, float, str, bool, list or a choice like a | b",
             p.span,
         )
     if len(p.type) > 1 and len(set(p.type)) != len(p.type):
