@@ -394,6 +394,38 @@ class FastParser:
         self.kept = frozenset(kept)
         self.start_states = dict(table.start_states)
         self.end_states = dict(table.end_states)
+        self.jumps = self._jumps(set(self.end_states.values()))
+
+    def _jumps(self, end_states: set[int]) -> dict[int, dict[str, dict[str, int]]]:
+        """Return, for each goto (state, rule) and lookahead, the state after all unit reductions.
+
+        A unit reduction (`?expr: or_expr`, ten levels of them above each atom) only replaces the
+        state on top of the stack by a goto from the state below, which stays the same all along
+        the chain: so where the chain ends depends on that state, the rule and the lookahead only,
+        and the driver jumps there in one step. A chain stops at an end state on end of input,
+        where Lark returns.
+        """
+        jumps: dict[int, dict[str, dict[str, int]]] = {}
+        for below, gotos in self.gotos.items():
+            by_rule: dict[str, dict[str, int]] = {}
+            for origin in gotos:
+                targets: dict[str, int] = {}
+                for kind in self.actions[gotos[origin]]:
+                    state = gotos[origin]
+                    action = self.actions[state][kind]
+                    while action.__class__ is not int and action[0] is _UNIT:
+                        if kind == "$END" and state in end_states:
+                            break
+                        state = gotos[action[2]]
+                        action = self.actions[state].get(kind)
+                        if action is None:
+                            break
+                    targets[kind] = state
+                if gotos[origin] in end_states:  # where Lark returns the result at end of input
+                    targets.setdefault("$END", gotos[origin])
+                by_rule[origin] = targets
+            jumps[below] = by_rule
+        return jumps
 
     @staticmethod
     def _check_ignored(terminals: dict[str, Any], ignore: set[str]) -> None:
@@ -479,6 +511,7 @@ class FastParser:
         lexers = self.lexers
         actions = self.actions
         gotos = self.gotos
+        jumps = self.jumps
         kept = self.kept
         state = self.start_states[start]
         end_state = self.end_states[start]
@@ -569,7 +602,9 @@ class FastParser:
                         result = children[extra]
                         if spots[extra] is not None:
                             spot = spots[extra]
-                    state = gotos[states[-1]][origin]
+                    state = jumps[states[-1]][origin].get(kind)
+                    if state is None:
+                        raise NoFastParse(pos)
                     states.append(state)
                     values.append(result)
                     positions.append(spot)

@@ -13,6 +13,7 @@ parser does not accept goes through Lark and `to_model`, whose errors are the re
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from lark import Token, Transformer, Tree
@@ -31,6 +32,9 @@ from compiler.parse import (
 from compiler.source import SourceFile, Span
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "{": "{{", "}": "}}", "0": "\0"}
+
+#: Where the next brace of a template is (text between braces is copied in one piece).
+_BRACE = re.compile(r"[{}]")
 
 #: Where a rule matched: (line, column, end line, end column), or None if it matched no text.
 Pos = tuple[int, int, int, int] | None
@@ -120,6 +124,13 @@ class _Build:
         literal: list[str] = []
         i = 0
         while i < len(raw):
+            brace = _BRACE.search(raw, i)
+            if brace is None:
+                literal.append(raw[i:])
+                break
+            if brace.start() > i:
+                literal.append(raw[i : brace.start()])
+                i = brace.start()
             ch = raw[i]
             if quoted and raw.startswith("{{", i):
                 literal.append("{")
@@ -148,8 +159,6 @@ class _Build:
                     "unmatched '}' in template (write '}}' for a literal brace)",
                     span=Span(span.file, span.line, span.column + i + quoted, span.line, span.column + i + quoted + 1),
                 )
-            literal.append(ch)
-            i += 1
         if literal:
             parts.append(m.Part(literal="".join(literal)))
         return m.Template(raw=raw, parts=tuple(parts), span=span)
@@ -158,7 +167,7 @@ class _Build:
         spec = ""
         expr_text = text
         quote = None
-        for j, ch in enumerate(text):
+        for j, ch in enumerate(text if ":" in text else ""):
             if quote:
                 if ch == quote:
                     quote = None
@@ -371,16 +380,20 @@ class _Build:
         return m.Expr(op, text, args, template, span=self.span(pos))
 
     def number(self, pos: Pos, c: list[Token]) -> m.Expr:
-        return self._e(pos, "num", str(c[0]))
+        return m.Expr("num", str(c[0]), (), None, span=self.span(pos))
 
     def quantity(self, pos: Pos, c: list[Token]) -> m.Expr:
-        return self._e(pos, "qty", str(c[0]))
+        return m.Expr("qty", str(c[0]), (), None, span=self.span(pos))
 
+    # A name or string expression spans exactly its token: one Span serves it and its template.
     def string(self, pos: Pos, c: list[Token]) -> m.Expr:
-        return self._e(pos, "str", template=self.string_tpl(c[0]))
+        span = self.span(pos)
+        template = self.template(unescape(str(c[0])[1:-1], span), span, quoted=True)
+        return m.Expr("str", "", (), template, span=span)
 
     def name(self, pos: Pos, c: list[Token]) -> m.Expr:
-        return self._e(pos, "name", template=self.name_tpl(c[0]))
+        span = self.span(pos)
+        return m.Expr("name", "", (), self.template(str(c[0]), span, quoted=False), span=span)
 
     def true(self, pos: Pos, c: list[Any]) -> m.Expr:
         return self._e(pos, "true")
@@ -451,10 +464,12 @@ def _shift(expr: m.Expr, hole: Span) -> m.Expr:
         return Span(hole.file, hole.line, hole.column + span.column - 1, hole.line, hole.column + span.end_column - 1)
 
     def walk(e: m.Expr) -> m.Expr:
+        span = move(e.span)
         tpl = e.template
         if tpl is not None:
-            tpl = m.Template(tpl.raw, tpl.parts, span=move(tpl.span))
-        return m.Expr(e.op, e.text, tuple(walk(a) for a in e.args), tpl, span=move(e.span))
+            moved = span if tpl.span is e.span else move(tpl.span)
+            tpl = m.Template(tpl.raw, tpl.parts, span=moved)
+        return m.Expr(e.op, e.text, tuple(walk(a) for a in e.args), tpl, span=span)
 
     return walk(expr)
 
