@@ -8,8 +8,10 @@ Every function raises only `ScnError` subclasses for bad input.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -79,13 +81,32 @@ def compile_source(
         registry if registry is not None else load_registry(), seed, dict(overrides or {})
     )
     value: Any = source
-    for stage in STAGES:
-        if on_stage is not None:
-            on_stage(stage.name)
-        value = run_stages(value, ctx, until=stage.name, stages=(stage,))
-        if stage.name == until:
-            break
+    with _collector_paused():
+        for stage in STAGES:
+            if on_stage is not None:
+                on_stage(stage.name)
+            value = run_stages(value, ctx, until=stage.name, stages=(stage,))
+            if stage.name == until:
+                break
     return value
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the length of a compile.
+
+    Why: a compile builds hundreds of thousands of small objects that all live until it ends
+    (models, tasks, prices), and every few hundred allocations the collector walks them again
+    in vain; CostBench's length-8 bundle compiled 15-20% faster without it, in the same memory.
+    Reference counting still frees everything that is not part of a cycle.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def compile_target(target: str, **kwargs: Any) -> Bundle:

@@ -24,7 +24,7 @@ from compiler.api import compile_source, load_registry, resolve_target
 from compiler.context import CompileContext
 from compiler.diagnostics import ScnError, render_json, render_text
 from compiler.emit.bundle import read_bundle, write_bundle
-from compiler.emit.graphs import graph_dot
+from compiler.emit.graphs import graph_dot, task_graph
 from compiler.stages import STAGE_NAMES
 
 EXIT_OK = 0
@@ -267,15 +267,29 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
     """Write a task's ground-truth graph as DOT (SVG or PNG through Graphviz's `dot`)."""
     with _boundary(_Reporter(diagnostics_format)):
         files = read_bundle(bundle)
-        graphs = {g["task"]: g for g in files.jsonl("graphs.jsonl")}
-        if task_id not in graphs:
-            sample = ", ".join(sorted(graphs)[:5])
+        tasks = {t["id"]: t for t in files.jsonl("tasks.jsonl")}
+        if task_id not in tasks:
+            sample = ", ".join(sorted(tasks)[:5])
             raise ScnError(
                 f"{bundle} has no task '{task_id}' (for example: {sample})",
                 path="$.task",
                 code="usage",
             )
-        dot = graph_dot(graphs[task_id])
+        task = tasks[task_id]
+        shapes = {g["graph"]: g for g in files.jsonl("graphs.jsonl")}
+        shape = shapes.get(task["truth"].get("graph"))
+        if shape is None:
+            raise ScnError(
+                f"task '{task_id}' has no ground-truth graph in {bundle}/graphs.jsonl",
+                path="$.task",
+                code="usage",
+            )
+        prices = {
+            t["name"]: t["cost"]
+            for t in files.json("tools/internal.json")
+            if t["cost"] is not None
+        }
+        dot = graph_dot(task_graph(shape, task, prices))
         if out is None or out.suffix == ".dot":
             if out is None:
                 click.echo(dot, nl=False)

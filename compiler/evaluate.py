@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import operator
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -228,22 +229,29 @@ def _compare(op: str, a: Any, b: Any, span: Span | None) -> bool:
     return {"<": an < bn, "<=": an <= bn, ">": an > bn, ">=": an >= bn}[op]
 
 
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "%": operator.mod,
+}
+
+
 def _arith(op: str, a: Any, b: Any, span: Span | None) -> Any:
-    if op == "+" and isinstance(a, str) and isinstance(b, str):
-        return a + b
-    if op == "+" and isinstance(a, list) and isinstance(b, list):
-        return a + b
-    an, bn = as_number(a, span), as_number(b, span)
-    if op in "/%" and bn == 0:
+    """Apply an arithmetic operator: numbers (never booleans), or `+` on two strings or lists."""
+    ta, tb = type(a), type(b)
+    if not ((ta is float or ta is int) and (tb is float or tb is int)):
+        if op == "+" and (
+            (isinstance(a, str) and isinstance(b, str))
+            or (isinstance(a, list) and isinstance(b, list))
+        ):
+            return a + b
+        a, b = as_number(a, span), as_number(b, span)
+    if b == 0 and (op == "/" or op == "%"):
         raise fail("division by zero", span)
-    result = {
-        "+": lambda: an + bn,
-        "-": lambda: an - bn,
-        "*": lambda: an * bn,
-        "/": lambda: an / bn,
-        "%": lambda: an % bn,
-    }[op]()
-    if isinstance(result, float) and not math.isfinite(result):
+    result = _ARITH[op](a, b)
+    if type(result) is float and not math.isfinite(result):
         raise fail("arithmetic overflow", span)
     return result
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import attrs
 
 from compiler import model as m
 from compiler.evaluate import (
@@ -33,15 +36,81 @@ from compiler.scenario import LawDef, LawOpDef
 DEFAULT_SEED_PARTS = ("global", "tool")
 
 
+def derive_digest(parts: Sequence[str], facts: Mapping[str, Any]) -> bytes:
+    """Return SHA-256 over the named facts, joined unambiguously."""
+    text = "\x1f".join([f"{p}={facts.get(p, '')}" for p in parts])
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
 def derive_seed(parts: Sequence[str], facts: Mapping[str, Any]) -> int:
-    """Return a 64-bit seed: SHA-256 over the named facts, joined unambiguously."""
-    text = "\x1f".join(f"{p}={facts.get(p, '')}" for p in parts)
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+    """Return a 64-bit seed: the first 8 bytes of `derive_digest`."""
+    return int.from_bytes(derive_digest(parts, facts)[:8], "big")
+
+
+#: Unpackers of the first 0 to 4 big-endian 64-bit blocks of a key.
+_BLOCKS = tuple(struct.Struct(f">{n}Q") for n in range(5))
+
+
+class StreamRandom(random.Random):
+    """A `random.Random` whose stream is read from a key, set up in under a microsecond.
+
+    Why not `random.Random(seed)`: seeding the Mersenne Twister costs about 5 microseconds, more
+    than the draw it serves, and a compile seeds one generator per (task, tool): 326,000 times
+    for CostBench's length-8 bundle. The key is a SHA-256 digest (`derive_digest`), so its own
+    32 bytes are the first four 64-bit blocks of the stream (a uniform or a normal draw needs no
+    further hashing); block i > 4 is BLAKE2b(key, i). Every `Random` method works: the
+    distributions read `random()`, and `randrange`, `choice`, `shuffle` and `sample` read
+    `getrandbits`, both overridden here, so nothing touches the (unseeded) twister underneath.
+    """
+
+    def __new__(cls, key: bytes) -> StreamRandom:  # skip the twister's own seeding
+        return super().__new__(cls, 0)
+
+    def __init__(self, key: bytes) -> None:
+        self.rekey(key)
+
+    def rekey(self, key: bytes) -> StreamRandom:
+        """Start the stream of another key, in place: a compile keys one generator per draw,
+        and making a `Random` object costs more than the draw (about a microsecond)."""
+        self._key = bytes(key)
+        whole = len(self._key) // 8
+        self._ready = list(_BLOCKS[min(whole, 4)].unpack_from(self._key))[::-1]
+        self._counter = len(self._ready)
+        self.gauss_next = None
+        return self
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        """Ignored: the stream is fixed by the key given at construction."""
+
+    def _block(self) -> int:
+        if self._ready:
+            return self._ready.pop()
+        i = self._counter
+        self._counter = i + 1
+        digest = hashlib.blake2b(self._key + i.to_bytes(8, "big"), digest_size=8).digest()
+        return int.from_bytes(digest, "big")
+
+    def random(self) -> float:
+        """Return the next float in [0, 1), with 53 random bits."""
+        return (self._block() >> 11) * (1.0 / 9007199254740992.0)
+
+    def getrandbits(self, k: int) -> int:
+        """Return an integer with `k` random bits."""
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        value, have = 0, 0
+        while have < k:
+            value = (value << 64) | self._block()
+            have += 64
+        return value >> (have - k)
+
+    def getstate(self) -> Any:  # pragma: no cover - not needed, refused loudly
+        raise NotImplementedError("StreamRandom has no saved state; recreate it from its key")
 
 
 def seeded_rng(parts: Sequence[str], facts: Mapping[str, Any]) -> random.Random:
-    """Return a generator seeded from `facts` (see `derive_seed`)."""
-    return random.Random(derive_seed(parts, facts))
+    """Return a generator keyed by `facts` (see `derive_digest`)."""
+    return StreamRandom(derive_digest(parts, facts))
 
 
 def _uniform(rng: random.Random, lo: float, hi: float) -> float:
@@ -229,6 +298,61 @@ def compile_expr(expr: m.Expr, env: Env) -> Closure:
     return general
 
 
+@attrs.frozen
+class CompiledLaw:
+    """A law ready to draw: its closures (the definition), clamps and rounding, seed rule, and,
+    when the law is plainly numeric, one generated function doing all of it (`law_codegen`)."""
+
+    closure: Closure
+    ops: tuple[LawOpDef, ...]
+    seed_parts: tuple[str, ...]
+    span: Any = None
+    fast: Callable[[random.Random, Sequence[float], int], float | None] | None = None
+
+    def draw(self, facts: Mapping[str, Any], parts: Sequence[float] = ()) -> float:
+        """Draw with the generator keyed by `facts` (see `derive_digest`)."""
+        return self.draw_from(seeded_rng(self.seed_parts, facts), parts)
+
+    def draw_from(self, rng: random.Random, parts: Sequence[float] = ()) -> float:
+        """Draw with a generator already keyed. The fast function answers unless it fails or
+        meets a value that is not finite; then the closures draw again from the same key, so
+        the value or the error is exactly theirs."""
+        if self.fast is not None:
+            try:
+                value = self.fast(rng, parts, len(parts) or 1)
+            except (ArithmeticError, ValueError, TypeError):
+                value = None
+            if value is not None:
+                return value
+            rng = _replay(rng)
+        return draw_with(self.closure, self.ops, rng, parts, self.span)
+
+
+def compile_law(
+    expr: m.Expr, env: Env, ops: Sequence[LawOpDef], seed_parts: Sequence[str], span: Any = None
+) -> CompiledLaw:
+    """Compile a law's expression with its clamps, rounding and seed rule."""
+    from compiler.law_codegen import fast_law
+
+    numeric = frozenset(
+        sampler for name, (sampler, _) in BUILTIN_FAMILIES.items() if name != "choice"
+    )
+    return CompiledLaw(
+        compile_expr(expr, env),
+        tuple(ops),
+        tuple(seed_parts),
+        span,
+        fast_law(expr, env, tuple(ops), numeric),
+    )
+
+
+def _replay(rng: random.Random) -> random.Random:
+    """Return a generator that starts the stream of `rng` over (the same one if it cannot)."""
+    if isinstance(rng, StreamRandom):
+        return StreamRandom(rng._key)
+    return rng
+
+
 def draw(
     law: Closure,
     ops: Sequence[LawOpDef],
@@ -242,11 +366,48 @@ def draw(
     `parts` are the component values of a composite (its atomic tools' costs), available to the
     law as `parts` with their count as `k`.
     """
-    rng = seeded_rng(seed_parts, facts)
+    return draw_with(law, ops, seeded_rng(seed_parts, facts), parts, span)
+
+
+def draw_with(
+    law: Closure,
+    ops: Sequence[LawOpDef],
+    rng: random.Random,
+    parts: Sequence[float] = (),
+    span: Any = None,
+) -> float:
+    """Draw one value of a compiled law from a generator already keyed (see `draw`)."""
     value = as_number(law(rng, {"parts": list(parts), "k": len(parts) or 1}), span)
     if not math.isfinite(value):
         raise fail("the law produced a value that is not finite", span)
     return apply_ops(float(value), ops)
+
+
+class DigestPrefix:
+    """`derive_digest` for many values of one fact, the others fixed: the text before that fact
+    is hashed once and the hash state copied per value.
+
+    Why: a compile keys one draw per (task, tool); hashing the task's part of the text once per
+    task instead of once per tool halves the cost of keying. The digests are exactly those of
+    `derive_digest` (same text), so the runtime's redraws agree with the compiler's.
+    """
+
+    def __init__(self, parts: Sequence[str], facts: Mapping[str, Any], varying: str) -> None:
+        self._parts = tuple(parts)
+        self._facts = dict(facts)
+        self._varying = varying
+        self._prefix = None
+        if self._parts and self._parts[-1] == varying and varying not in self._parts[:-1]:
+            head = "".join(f"{p}={self._facts.get(p, '')}\x1f" for p in self._parts[:-1])
+            self._prefix = hashlib.sha256(f"{head}{varying}=".encode())
+
+    def digest(self, value: str) -> bytes:
+        """Return `derive_digest(parts, facts | {varying: value})`."""
+        if self._prefix is None:
+            return derive_digest(self._parts, {**self._facts, self._varying: value})
+        h = self._prefix.copy()
+        h.update(value.encode("utf-8"))
+        return h.digest()
 
 
 def law_def(law: m.Law, ops: tuple[LawOpDef, ...], seed_parts: Sequence[str]) -> LawDef:

@@ -50,6 +50,7 @@ __all__ = [
     "reachable",
     "shortest_calls",
     "solve_min_cost",
+    "MinCostProblem",
 ]
 
 #: Costs and weights are compared in integer units of 1/COST_SCALE so float noise never breaks ties.
@@ -158,6 +159,7 @@ class _Task:
     goal: int
     needs: tuple[tuple[int, ...], ...]  #: per tool, the single bits of its inputs not in the start
     gives: tuple[tuple[int, ...], ...]  #: per tool, the single bits of its outputs not in the start
+    producers: Mapping[int, tuple[int, ...]]  #: per single bit, the tools that output it
 
 
 @frozen
@@ -215,9 +217,7 @@ def _build_index(tools: Iterable[Tool]) -> _GraphIndex:
             if previous != tool:
                 raise ValueError(f"two different tools are named {tool.name!r}")
             continue
-        cost = _units(tool.cost, f"cost of tool {tool.name!r}")
-        if cost < 0:
-            raise ValueError(f"cost of tool {tool.name!r} is negative: {tool.cost!r}")
+        cost = _price(tool.cost, tool.name)
         by_name[tool.name] = tool
         units[tool.name] = cost
         for datatype in tool.outputs:
@@ -346,7 +346,13 @@ def _compile_task(
     def new_bits(items: Iterable[str]) -> tuple[int, ...]:
         return tuple(sorted(bit[d] for d in items if d not in start_set))
 
+    producers: dict[int, list[int]] = {}
+    for i, tool in enumerate(relevant):
+        for datatype in tool.outputs:
+            if datatype in bit:
+                producers.setdefault(bit[datatype], []).append(i)
     return _Task(
+        producers={b: tuple(ids) for b, ids in producers.items()},
         names=tuple(t.name for t in relevant),
         inputs=tuple(mask(t.inputs) for t in relevant),
         outputs=tuple(mask(t.outputs) for t in relevant),
@@ -363,11 +369,15 @@ def _regressions(task: _Task, needed: int) -> Iterator[tuple[int, int]]:
 
     This is one step of *regression* (backward search): if ``needed`` must hold (beyond the start)
     before some suffix of calls, and tool ``i`` is called just before that suffix, then
-    ``(needed - out(i)) | (in(i) - start)`` must hold before tool ``i``.
+    ``(needed - out(i)) | (in(i) - start)`` must hold before tool ``i``. Only the producers of
+    the needed bits are looked at (in index order), not every tool of the task.
     """
-    for i, (needs, gives) in enumerate(zip(task.inputs, task.outputs, strict=True)):
-        if gives & needed:
-            yield i, (needed & ~gives) | (needs & ~task.start)
+    if needed & (needed - 1) == 0:
+        candidates: Iterable[int] = task.producers.get(needed, ())
+    else:
+        candidates = sorted({i for b in _bits(needed) for i in task.producers.get(b, ())})
+    for i in candidates:
+        yield i, (needed & ~task.outputs[i]) | (task.inputs[i] & ~task.start)
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,6 +401,9 @@ def _regressions(task: _Task, needed: int) -> Iterator[tuple[int, int]]:
 #   one regression path (the states along it are determined by the calls).
 
 _Key = tuple[int, int]  # (cost units, calls): compared lexicographically
+
+#: Tasks narrowed to fewer tools than this are searched without the h_max heuristic.
+HEURISTIC_MIN_TOOLS = 64
 _Preds = dict[int, list[tuple[int, int]]]  # state -> [(earlier regression state, tool index)]
 
 
@@ -456,11 +469,17 @@ def _astar(task: _Task, costs: tuple[int, ...]) -> tuple[_Key, _Preds] | None:
         The optimal key and the tight-predecessor map; or None if nothing reaches the start.
     """
     by_cost = any(costs)
-    table = _h_max(task, costs if by_cost else (1,) * len(costs))
+    if len(task.names) < HEURISTIC_MIN_TOOLS:
+        # Plain Dijkstra (h = 0, trivially consistent): on a small task the table costs more
+        # than the states it saves (CostBench: length-8 chains of 35 tools solve ~20% faster).
+        def estimate(state: int) -> _Key:
+            return (0, 0)
+    else:
+        table = _h_max(task, costs if by_cost else (1,) * len(costs))
 
-    def estimate(state: int) -> _Key:
-        bound = max((table[b] for b in _bits(state)), default=0)
-        return (bound, 0) if by_cost else (0, bound)
+        def estimate(state: int) -> _Key:
+            bound = max((table[b] for b in _bits(state)), default=0)
+            return (bound, 0) if by_cost else (0, bound)
 
     first = task.goal & ~task.start
     best: dict[int, _Key] = {first: (0, 0)}
@@ -563,12 +582,65 @@ def solve_min_cost(
     Raises:
         ValueError: If ``limit < 1`` or the tools are invalid (see `Tool`).
     """
-    if limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
-    task = _compile_task(tools, start, goals, banned)
-    found = None if task is None else _astar(task, task.costs)
-    if task is None or found is None:
-        return Solution(best=None, optimal=())
+    return MinCostProblem(tools, start, goals, banned=banned).solve(limit=limit)
+
+
+class MinCostProblem:
+    """One task's structure, narrowed and encoded once, solved under any number of price lists.
+
+    Why: a benchmark such as CostBench has thousands of tasks over the same few tool graphs that
+    differ only in their per-task costs. Narrowing the graph to the task and encoding it as
+    bitmasks is most of the work of `solve_min_cost` on such small graphs, so a caller that
+    groups tasks by structure pays it once per structure.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        start: Iterable[str],
+        goals: Iterable[str],
+        *,
+        banned: Iterable[str] = frozenset(),
+    ) -> None:
+        self._task = _compile_task(tools, start, goals, banned)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether the goals can be reached at all (whatever the costs)."""
+        return self._task is not None
+
+    def solve(self, costs: Mapping[str, float] | None = None, *, limit: int = 64) -> Solution:
+        """Solve with the tools' own costs, or with `costs` by tool name where it names them.
+
+        Raises:
+            ValueError: If ``limit < 1`` or a cost is negative or not finite.
+        """
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        task = self._task
+        if task is None:
+            return Solution(best=None, optimal=())
+        units = task.costs
+        if costs:
+            units = tuple(
+                _price(costs[name], name) if name in costs else own
+                for name, own in zip(task.names, task.costs, strict=True)
+            )
+        found = _astar(task, units)
+        if found is None:
+            return Solution(best=None, optimal=())
+        return _solution(task, found, limit)
+
+
+def _price(value: float, name: str) -> int:
+    units = _units(value, f"cost of tool {name!r}")
+    if units < 0:
+        raise ValueError(f"cost of tool {name!r} is negative: {value!r}")
+    return units
+
+
+def _solution(task: _Task, found: tuple[_Key, _Preds], limit: int) -> Solution:
+    """List the optimal paths of a finished search, at most `limit` of them."""
     (cost, _), preds = found
     paths: list[Path] = []
     truncated = False

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compiler.api import compile_target
 from compiler.diagnostics import ScnDataError
+from compiler.emit.bundle import write_bundle
 from compiler.regenerate import ROOT, configured
 from compiler.runtime.agents import AGENTS
 from compiler.runtime.bundle import LoadedBundle
@@ -122,6 +124,16 @@ def test_env_never_raises_on_arbitrary_actions(actions: list[Any]) -> None:
 
 
 _CACHE: dict[str, LoadedBundle] = {}
+
+
+def _travel_long(factory: pytest.TempPathFactory) -> LoadedBundle:
+    """CostBench at task length 8 (three preference combinations per subtask): long enough
+    chains for three blocker events."""
+    if "t8" not in _CACHE:
+        out = factory.mktemp("travel8") / "bundle"
+        write_bundle(compile_target("travel", seed=7, overrides={"length": "8", "sample": "3"}), out)
+        _CACHE["t8"] = LoadedBundle.load(out)
+    return _CACHE["t8"]
 
 
 def _travel() -> LoadedBundle:
@@ -251,14 +263,21 @@ def test_cli_run_then_score(tmp_path: Path) -> None:
     "blocker", ["ban_tool", "cost_change", "remove_tools", "preference_change"]
 )
 @pytest.mark.parametrize("blocks", [1, 2, 3])
-def test_oracle_is_perfect_under_every_blocker(blocker: str, blocks: int) -> None:
-    loaded = _travel()
+def test_oracle_is_perfect_under_every_blocker(
+    blocker: str, blocks: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    loaded = _travel_long(tmp_path_factory)
     records = [
         episode(loaded, t, AGENTS["oracle"][0](0), "oracle", blocker=blocker, blocks=blocks)
         for t in loaded.tasks
     ]
     fired = [r for r in records if costbench.met_all_events(r)]
-    assert fired, "no episode experienced the planned events: the trigger schedule is broken"
+    # Three events need three calls after the first trigger; a repriced or pruned task whose
+    # optimal path shrinks to one or two composites ends before its last event is due (as in
+    # CostBench, such episodes leave the metrics). Length-8 chains leave room on most tasks.
+    assert len(fired) >= len(records) // 3, (
+        f"only {len(fired)} of {len(records)} episodes met their {blocks} planned events"
+    )
     table = costbench.score(records)
     assert table["emr"] == 1.0 and table["cost_gap"] == pytest.approx(0.0) and table["tcr"] == 1.0
     for r in fired:
@@ -336,3 +355,17 @@ def test_retrieval_by_output_inputs_or_both_and_retrieval_mode() -> None:
     assert obs["results"] == []
     _, _, _, info = env.step({"type": "retrieve"})
     assert "names an output" in info["error"]
+
+
+def test_trigger_rule_spreads_events_over_the_remaining_path() -> None:
+    from compiler.runtime.blockers import next_trigger
+
+    # before any call: a one-step path fires at once; otherwise floor(L / (B + 1)) ahead, >= 1
+    assert next_trigger(None, 1, 1, 0) == 0
+    assert next_trigger(None, 4, 3, 0) == 1
+    assert next_trigger(None, 8, 1, 0) == 4
+    assert next_trigger(None, 2, 3, 0) == 1
+    # after an event at call 1: counted from that call, never the same call again
+    assert next_trigger(1, 2, 3, 1) == 2
+    assert next_trigger(2, 1, 3, 2) == 3
+    assert next_trigger(3, 9, 2, 1) == 3 + 4

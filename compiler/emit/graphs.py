@@ -1,48 +1,78 @@
-"""Emit ground-truth graphs: JSON (nodes are held-datatype states, edges are tool calls) and DOT."""
+"""Ground-truth graphs: nodes are held-datatype states, edges are tool calls.
+
+A bundle stores each distinct graph once (`graphs.jsonl`, one *shape* a line) and each task
+names its shape in `truth.graph`. Why: a graph depends on the task's tools, start and goals,
+not on its prices or its wording, so CostBench's 9,312 tasks have six graphs between them;
+storing one per task made the length-8 bundle 570 MB. A task's own picture (its optimal path
+drawn bold, its prices on the edges) is put together from the shape and the task on demand,
+by `task_graph` and `graph_dot` (`scn graph`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from compiler.scenario import GroundTruth
+Edge = tuple[str, str, str]  # (held before, tool, held after); states as ", "-joined names
 
 
-def graph_json(
-    truth: GroundTruth,
-    given: tuple[str, ...],
-    goals: tuple[str, ...],
-    costs: dict[str, float] | None = None,
+def shape_json(
+    graph_id: str, given: Sequence[str], goals: Sequence[str], edges: Iterable[Edge]
 ) -> dict[str, Any]:
-    """Return one task's graph: states on its optimal paths, and the calls between them."""
-    labels: list[str] = []
-    for before, _tool, after in truth.edges:
-        for label in (before, after):
-            if label not in labels:
-                labels.append(label)
-    labels.sort(key=lambda s: (s.count(","), s))
+    """Return one line of `graphs.jsonl`: a graph's states and calls, ordered canonically."""
+    edges = list(edges)
+    labels = sorted({label for b, _, a in edges for label in (b, a)}, key=_state_order)
     ids = {label: f"s{i}" for i, label in enumerate(labels)}
-    best: set[tuple[str, str, str]] = set()
-    current = ", ".join(sorted(given))
-    for tool in truth.path:
-        step = next((e for e in truth.edges if e[1] == tool and e[0] == current), None)
-        if step is None:
-            break
-        best.add(step)
-        current = step[2]
     return {
-        "task": truth.task,
+        "graph": graph_id,
         "given": list(given),
         "goals": list(goals),
         "nodes": [
             {"id": ids[label], "holds": label.split(", ") if label else []} for label in labels
         ],
-        "edges": [
-            {"from": ids[b], "to": ids[a], "tool": tool, "best": (b, tool, a) in best}
-            for b, tool, a in truth.edges
-        ],
-        "layers": [list(layer) for layer in truth.layers],
-        "path": list(truth.path),
-        "costs": {e[1]: costs[e[1]] for e in truth.edges if costs and e[1] in costs},
+        "edges": [{"from": ids[b], "to": ids[a], "tool": tool} for b, tool, a in edges],
+    }
+
+
+def _state_order(label: str) -> tuple[int, str]:
+    return (label.count(","), label)
+
+
+def task_graph(
+    shape: dict[str, Any], task: dict[str, Any], costs: dict[str, float] | None = None
+) -> dict[str, Any]:
+    """Return one task's graph: its shape with the ground-truth path marked and prices attached.
+
+    `task` is a line of `tasks.jsonl`; the path is followed from the start state, call by call.
+    Prices are the task's own, else `costs` (the tools' global costs).
+    """
+    truth = task.get("truth", {})
+    holds = {n["id"]: ", ".join(n["holds"]) for n in shape["nodes"]}
+    current = ", ".join(sorted(shape["given"]))
+    best: set[int] = set()
+    for tool in truth.get("path", []):
+        step = next(
+            (
+                i
+                for i, e in enumerate(shape["edges"])
+                if e["tool"] == tool and holds[e["from"]] == current and i not in best
+            ),
+            None,
+        )
+        if step is None:
+            break
+        best.add(step)
+        current = holds[shape["edges"][step]["to"]]
+    costs = task.get("costs") or costs or {}
+    return {
+        "task": task["id"],
+        "given": shape["given"],
+        "goals": shape["goals"],
+        "nodes": shape["nodes"],
+        "edges": [{**e, "best": i in best} for i, e in enumerate(shape["edges"])],
+        "layers": truth.get("layers", []),
+        "path": truth.get("path", []),
+        "costs": {e["tool"]: costs[e["tool"]] for e in shape["edges"] if e["tool"] in costs},
     }
 
 

@@ -28,7 +28,7 @@ from typing import Any
 from compiler import solver
 from compiler.evaluate import Distribution
 from compiler.evaluate import Env as EvalEnv
-from compiler.laws import BUILTIN_FAMILIES, compile_expr, derive_seed, draw, law_functions
+from compiler.laws import BUILTIN_FAMILIES, compile_law, derive_seed, law_functions
 from compiler.scenario import LawOpDef
 
 #: Seed spacing between events of one episode (CostBench appendix B.6.2).
@@ -43,18 +43,20 @@ def base_seed(bundle_seed: int, task_id: str) -> int:
     ) % (2**31)
 
 
-def next_trigger(current_step: int, remaining: int, blocks: int, done: int) -> int:
-    """Return the call index at which the next event fires.
+def next_trigger(last_event: int | None, remaining: int, blocks: int, done: int) -> int:
+    """Return the index of the call at which the next event fires.
 
-    This is the rule of CostBench's released code: with a one-step optimal path left, fire at
-    the next call; otherwise floor(L / (events left + 1)) calls ahead, at least one. The paper
-    prints floor(L / (B - i)), which with one planned event would fire only after the optimal
-    path is complete, so no agent following it would ever be blocked.
+    This is the rule of CostBench's released code: from the current step, floor(L / (events
+    left + 1)) calls ahead, never earlier than the next step; before the first call, a one-step
+    optimal path fires at that call. `last_event` is the call index of the previous event (its
+    effect applies after that call, and L is counted from the state it left), or None before
+    any event. The paper prints floor(L / (B - i)), which with one planned event would fire
+    only after the optimal path is complete, so no agent following it would ever be blocked.
     """
-    left = blocks - done
-    if remaining <= 1:
-        return current_step
-    return current_step + max(1, remaining // (left + 1))
+    ahead = max(1, remaining // (blocks - done + 1))
+    if last_event is None:
+        return 0 if remaining <= 1 else ahead
+    return last_event + ahead
 
 
 @functools.lru_cache(maxsize=64)
@@ -76,7 +78,7 @@ def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
         # A law's expression is .scn text; parse it as the value of a `let`.
         expr = parse(SourceFile("<bundle law>", f"let law = {law['expression']}\n")).items[0].value
         ops = tuple(LawOpDef(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
-        out[f"{law['quantity']}:{law['name']}"] = (compile_expr(expr, env), ops, tuple(law["seed"]))
+        out[f"{law['quantity']}:{law['name']}"] = compile_law(expr, env, ops, law["seed"])
     return out
 
 
@@ -104,13 +106,8 @@ def redraw_costs(
         if entry is None:
             value = round(sum(parts), 2) if parts else float(spec.get("cost") or 0.0)
         else:
-            law, ops, seed_parts = entry
-            value = draw(
-                law,
-                ops,
-                seed_parts,
-                {"global": new_seed, "task": task_id, "tool": name, "quantity": "cost"},
-                parts,
+            value = entry.draw(
+                {"global": new_seed, "task": task_id, "tool": name, "quantity": "cost"}, parts
             )
         cache[name] = value
         return value

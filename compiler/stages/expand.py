@@ -31,7 +31,7 @@ from compiler.evaluate import (
 )
 from compiler.laws import (
     DEFAULT_SEED_PARTS,
-    compile_expr,
+    compile_law,
     distributions_from,
     law_def,
     law_functions,
@@ -350,7 +350,7 @@ def _law_defs(state: _State) -> tuple[list[LawDef], dict[tuple[str, str], Any]]:
         parts = state.seeds.get(law.quantity, DEFAULT_SEED_PARTS)
         defs.append(law_def(law, ops, parts))
         try:
-            compiled[key] = (compile_expr(law.expr, env), ops, parts, law.expr.span)
+            compiled[key] = compile_law(law.expr, env, ops, parts, law.expr.span)
         except ScnError as e:
             state.errors.extend(e.diagnostics)
     return defs, compiled
@@ -500,7 +500,7 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
         except ScnError as e:
             state.errors.extend(e.diagnostics)
     state.errors.raise_if_errors(ScnSemanticError)
-    global_tools = tasks.global_costs()
+    global_tools = tasks.pricer.global_costs()
     state.errors.raise_if_errors(ScnSemanticError)
     return Scenario(
         domain=program.domain,

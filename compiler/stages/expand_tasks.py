@@ -1,4 +1,4 @@
-"""Expansion of task generators and backends, and the drawing of tool costs.
+"""Expansion of task generators and backends (tool prices are drawn by `pricing`).
 
 A `tasks` block is a product of `for` clauses (each may depend on the ones before it), filtered by
 `where`. Each binding becomes one task: what is given, what must be reached, which tools it sees,
@@ -31,8 +31,9 @@ from compiler.evaluate import (
     kind_of,
     render,
 )
-from compiler.laws import DEFAULT_SEED_PARTS, draw, seeded_rng
+from compiler.laws import seeded_rng
 from compiler.scenario import DatatypeDef, RecordDef, Subtask, TaskDef, ToolDef
+from compiler.stages.pricing import Pricer
 
 _EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
 
@@ -74,7 +75,8 @@ class TaskBuilder:
         self.solver_tools = tuple(
             solver.Tool(t.name, t.inputs, frozenset(t.outputs)) for t in tools if t.trusted
         )
-        self.per_task_cost = "task" in self.seeds.get("cost", DEFAULT_SEED_PARTS)
+        self._reach: dict[object, tuple[str, ...]] = {}
+        self.pricer = Pricer(ctx.seed, tools, laws, seeds, errors)
         self._task_index = 0
         self._task_ids: set[str] = set()
         self._cost_cache: dict[str, float] = {}
@@ -351,7 +353,7 @@ class TaskBuilder:
             for a in attrs_.get("info", [])
             if len(a.values) == 2
         )
-        costs = self.task_costs(task_id, visible) if self.per_task_cost else ()
+        costs = self.pricer.task_costs(task_id, visible) if self.pricer.per_task_cost else ()
         self.tasks.append(
             TaskDef(
                 id=task_id,
@@ -398,87 +400,24 @@ class TaskBuilder:
             return record.id, {
                 d: (v if v is not None else values.get(d, "")) for d, v in given.items()
             }
-        tools = self.solver_tools
-        if visible:
-            names = set(visible)
-            tools = tuple(t for t in tools if t.name in names)
-        reach = solver.reachable(tools, frozenset(given)) | set(given) | set(goals)
+        key = (visible, frozenset(given), tuple(goals))
+        reach = self._reach.get(key)
+        if reach is None:  # thousands of tasks share a tool set, start and goals
+            tools = self.solver_tools
+            if visible:
+                names = set(visible)
+                tools = tuple(t for t in tools if t.name in names)
+            found = solver.reachable(tools, frozenset(given)) | set(given) | set(goals)
+            reach = self._reach[key] = tuple(sorted(found))
         n = self._task_index
         values = {}
-        for name in sorted(reach):
+        for name in reach:
             if given.get(name) is not None:
                 values[name] = str(given[name])
             else:
                 values[name] = self.value(self.datatypes[name], n, n)
         self.records.append(RecordDef(task_id, tuple(sorted(values.items()))))
         return task_id, {d: values[d] for d in given}
-
-    # ------------------------------------------------------------ costs
-    def cost_of(self, tool: ToolDef, facts: dict[str, Any], cache: dict[str, float]) -> float:
-        """Draw a tool's cost; a composite's law sees its components' costs as `parts`."""
-        if tool.name in cache:
-            return cache[tool.name]
-        if tool.cost is not None and tool.cost_law is None:
-            value = tool.cost
-        else:
-            parts = [self.cost_of(self.by_name[c], facts, cache) for c in tool.components]
-            entry = self.laws.get(("cost", tool.cost_law or ""))
-            if entry is None:
-                value = round(sum(parts), 2) if parts else (tool.cost or 0.0)
-            else:
-                law, ops, seed_parts, span = entry
-                value = draw(
-                    law,
-                    ops,
-                    seed_parts,
-                    {**facts, "tool": tool.name, "quantity": "cost"},
-                    parts,
-                    span,
-                )
-        cache[tool.name] = value
-        return value
-
-    def latency_of(self, tool: ToolDef) -> float | None:
-        if tool.latency_law is None:
-            return tool.latency_ms
-        entry = self.laws.get(("latency", tool.latency_law))
-        if entry is None:
-            return tool.latency_ms
-        law, ops, seed_parts, span = entry
-        parts = [self.latency_of(self.by_name[c]) or 0.0 for c in tool.components]
-        return draw(
-            law,
-            ops,
-            seed_parts,
-            {"global": self.ctx.seed, "tool": tool.name, "quantity": "latency", "task": ""},
-            parts,
-            span,
-        )
-
-    def task_costs(self, task_id: str, visible: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
-        cache: dict[str, float] = {}
-        facts = {"global": self.ctx.seed, "task": task_id}
-        names = visible or tuple(t.name for t in self.tools)
-        try:
-            return tuple(sorted((n, self.cost_of(self.by_name[n], facts, cache)) for n in names))
-        except ScnError as e:
-            self.errors.extend(e.diagnostics)
-            return ()
-
-    def global_costs(self) -> list[ToolDef]:
-        """Return the tools with global costs and latencies filled in (per-task costs stay in tasks)."""
-        out = []
-        cache: dict[str, float] = {}
-        facts = {"global": self.ctx.seed, "task": ""}
-        for tool in self.tools:
-            try:
-                cost = None if self.per_task_cost else self.cost_of(tool, facts, cache)
-                latency = self.latency_of(tool)
-            except ScnError as e:
-                self.errors.extend(e.diagnostics)
-                continue
-            out.append(attrs.evolve(tool, cost=cost, latency_ms=latency))
-        return sorted(out, key=lambda t: t.name)
 
 
 def _bind_generator(name: str, fn: Any, plugin: str, gctx: Any) -> Any:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import attrs
+
 from compiler import solver
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnSemanticError
@@ -49,8 +51,11 @@ def _edges(
     return tuple(sorted(out))
 
 
-#: How many minimal tool sets a task's graph draws (their legal orders are its edges).
-GRAPH_SET_LIMIT = 64
+#: A task's graph draws the legal orders of up to this many minimal tool sets (CostBench at
+#: length 8 has 127, all drawn)...
+GRAPH_SET_LIMIT = 256
+#: ... and stops adding sets once it has this many edges (PlanBench-XL-sized graphs).
+GRAPH_EDGE_LIMIT = 1500
 
 
 def _solution_graph(
@@ -63,14 +68,49 @@ def _solution_graph(
     """Return the edges of every legal order of the task's minimal tool sets: all its solutions
     that waste no call, which is the picture of the ground truth worth drawing."""
     by_tool = {t.name: t for t in costed}
-    paths: list[tuple[str, ...]] = []
+    edges: set[tuple[str, str, str]] = set()
     for tool_set in sets[:GRAPH_SET_LIMIT]:
-        paths.extend(solver.legal_orders(tool_set, by_tool, start, goals, limit=8))
-    return _edges(paths, start, by_name)
+        if len(edges) >= GRAPH_EDGE_LIMIT:
+            break
+        orders = solver.legal_orders(tool_set, by_tool, start, goals, limit=8)
+        edges.update(_edges(orders, start, by_name))
+    return tuple(sorted(edges))
 
 
 def _ban_blockers(blockers: Iterable[BlockerDef]) -> list[BlockerDef]:
     return [b for b in blockers if b.effect == "ban" and b.guarantee == "solvable"]
+
+
+@attrs.frozen
+class _Shape:
+    """What a task's truth needs that depends only on its structure (tools, start, goals), not on
+    its prices: computed once and shared by every task of that structure (CostBench has 9,312
+    tasks over six shapes)."""
+
+    problem: solver.MinCostProblem
+    sets: tuple[frozenset[str], ...]  #: inclusion-minimal tool sets, when needed
+    graph: tuple[tuple[str, str, str], ...]  #: edges of the legal orders of the minimal sets
+    margins: dict[int, int]  #: ban count -> tools that must be banned to disconnect the task
+
+
+def _shape(
+    tools: list[ToolDef],
+    start: frozenset[str],
+    goals: frozenset[str],
+    need_sets: bool,
+    by_name: dict[str, ToolDef],
+) -> _Shape:
+    costed = tuple(
+        solver.Tool(t.name, t.inputs, frozenset(t.outputs), t.cost or 0.0) for t in tools
+    )
+    limit = MINIMAL_SET_LIMIT if need_sets else GRAPH_SET_LIMIT
+    found = solver.minimal_tool_sets(costed, start, goals, limit=limit)
+    return _Shape(
+        problem=solver.MinCostProblem(costed, start, goals),
+        sets=found if need_sets else (),
+        graph=_solution_graph(found[:GRAPH_SET_LIMIT], costed, start, goals, by_name),
+        margins={},
+    )
 
 
 def solve_task(
@@ -79,12 +119,11 @@ def solve_task(
     by_name: dict[str, ToolDef],
     values: dict[str, str],
     bans: list[BlockerDef],
-    cache: dict[object, tuple[tuple[frozenset[str], ...], int | None]],
+    cache: dict[object, _Shape],
     errors: Collector,
 ) -> GroundTruth:
     """Compute one task's ground truth, recording problems in `errors`."""
     tools = _task_tools(task, scenario_tools, by_name)
-    costed = _costed(task, tools)
     start = frozenset(d for d, _ in task.given)
     goals = frozenset(task.goals)
     answer = tuple((g, values.get(g, "")) for g in task.goals)
@@ -95,27 +134,13 @@ def solve_task(
         return GroundTruth(task.id, False)
     truth = GroundTruth(task.id, True, answer=answer)
     need_sets = task.truth == "minimal_sets" or bool(bans)
-    sets: tuple[frozenset[str], ...] = ()
-    key = (
-        tuple(sorted((t.name, tuple(sorted(t.inputs)), tuple(sorted(t.outputs))) for t in costed)),
-        start,
-        goals,
-    )
-    if need_sets:
-        if key not in cache:
-            found = solver.minimal_tool_sets(costed, start, goals, limit=MINIMAL_SET_LIMIT)
-            cache[key] = (found, min((len(s) for s in found), default=None))
-        sets, _shortest = cache[key]
-    graph_key = ("graph", key)
-    if graph_key not in cache:
-        cache[graph_key] = (
-            sets[:GRAPH_SET_LIMIT]
-            if need_sets
-            else solver.minimal_tool_sets(costed, start, goals, limit=GRAPH_SET_LIMIT)
-        )  # type: ignore[assignment]
-    graph_sets = cache[graph_key]  # type: ignore[assignment]
     if task.truth == "dag":
         return _solve_dag(task, truth, by_name, start, errors)
+    key = (tuple(t.name for t in tools), start, goals, need_sets)
+    shape = cache.get(key)
+    if shape is None:
+        shape = cache[key] = _shape(tools, start, goals, need_sets, by_name)
+    sets = shape.sets
     if task.truth == "minimal_sets":
         if not sets:
             errors.error(
@@ -123,6 +148,7 @@ def solve_task(
                 task.span,
             )
             return GroundTruth(task.id, False)
+        costed = _costed(task, tools)
         by_tool = {t.name: t for t in costed}
         smallest, path = None, ()
         for candidate in sorted(sets, key=lambda s: (len(s), sorted(s))):
@@ -148,7 +174,7 @@ def solve_task(
             edges=_edges([path], start, by_name),
         )
     else:
-        solution = solver.solve_min_cost(costed, start, goals, limit=OPTIMAL_LIMIT)
+        solution = shape.problem.solve(dict(task.costs), limit=OPTIMAL_LIMIT)
         if solution.best is None:
             errors.error(
                 f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'} with its tools",
@@ -164,23 +190,16 @@ def solve_task(
             calls=len(solution.best.tools),
             optimal=optimal,
             optimal_truncated=solution.truncated,
-            minimal_sets=tuple(tuple(sorted(s)) for s in sets)
-            if task.truth == "minimal_sets"
-            else (),
             answer=answer,
-            edges=tuple(
-                sorted(
-                    set(_edges(optimal, start, by_name))
-                    | set(_solution_graph(graph_sets, costed, start, goals, by_name))
-                )
-            ),
+            edges=_with_edges(shape.graph, _edges(optimal, start, by_name)),
         )
     margin = None
     for blocker in bans:
-        hit_key = ("hitting", key, blocker.count_max)
-        if hit_key not in cache:
-            cache[hit_key] = solver.min_hitting_set_size(sets, limit=blocker.count_max)  # type: ignore[assignment]
-        needed = cache[hit_key]  # type: ignore[assignment]
+        needed = shape.margins.get(blocker.count_max)
+        if needed is None:
+            needed = shape.margins[blocker.count_max] = solver.min_hitting_set_size(
+                sets, limit=blocker.count_max
+            )
         margin = needed if margin is None else min(margin, needed)
         if needed <= blocker.count_max:
             errors.error(
@@ -189,14 +208,19 @@ def solve_task(
                 blocker.span,
             )
     if margin is not None:
-        truth = GroundTruth(**{**_fields(truth), "ban_margin": margin})
+        truth = attrs.evolve(truth, ban_margin=margin)
     return truth
 
 
-def _fields(truth: GroundTruth) -> dict[str, object]:
-    import attrs
-
-    return attrs.asdict(truth, recurse=False)
+def _with_edges(
+    graph: tuple[tuple[str, str, str], ...], extra: tuple[tuple[str, str, str], ...]
+) -> tuple[tuple[str, str, str], ...]:
+    """Return the shape's edges with `extra` added, sharing the shape's tuple when nothing is new
+    (so thousands of tasks of one shape hold one graph in memory and in the bundle)."""
+    known = set(graph)
+    if all(e in known for e in extra):
+        return graph
+    return tuple(sorted(known | set(extra)))
 
 
 def _solve_dag(
@@ -256,7 +280,7 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
     by_name = scenario.tool_map()
     records = {r.id: dict(r.values) for r in scenario.records}
     bans = _ban_blockers(scenario.blockers)
-    cache: dict[object, tuple[tuple[frozenset[str], ...], int | None]] = {}
+    cache: dict[object, _Shape] = {}
     truths = []
     for task in scenario.tasks:
         truths.append(

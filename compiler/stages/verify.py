@@ -19,6 +19,10 @@ from compiler.diagnostics import Collector, ScnVerifyError
 from compiler.emit.bundle import Bundle, write_files
 
 
+#: The bundle files the stubs need on disk.
+STUB_FILES = ("stubs.py", "backend.jsonl")
+
+
 def load_stubs(folder: Path, name: str = "scn_bundle_stubs") -> ModuleType:
     """Import `stubs.py` of a bundle folder as a fresh module (never cached in sys.modules)."""
     spec = importlib.util.spec_from_file_location(name, folder / "stubs.py")
@@ -62,7 +66,8 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     errors = Collector()
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         folder = Path(tmp)
-        write_files(bundle.files, folder)
+        # The stubs read nothing but their backend; the other files are checked from memory.
+        write_files({rel: bundle.files[rel] for rel in STUB_FILES}, folder)
         stubs = load_stubs(folder)
         backend = stubs.Backend.load(folder)
     tools = {t["name"]: t for t in bundle.json("tools/internal.json")}

@@ -56,13 +56,140 @@ def _fixed(value: str, success: bool, output: str) -> dict[str, Any]:
     return {"ok": False, "error": value, "trusted": False}
 
 
-def tool_Get_Account_Email_From_Account_Id_V2(
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record."""
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record.
+    """
     return backend.lookup(
-        "Get_Account_Email_From_Account_Id_V2",
+        "Get_Checkout_Intent_Id_From_Processor_Auth_Id",
+        {
+            "auth_id": args.get("processor_auth_id"),
+        },
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "payment_intent_id_cached_1",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its payment_intent_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "payment_intent_id_note",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given processor auth id, this returns the checkout intent id of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Email_Address_From_Account_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account id, this returns the email address of the same retail record."""
+    return backend.lookup(
+        "Get_Email_Address_From_Account_Id",
         {
             "user_id": args.get("account_id"),
         },
@@ -70,11 +197,11 @@ def tool_Get_Account_Email_From_Account_Id_V2(
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Alt(
+def tool_Get_Email_Address_From_Account_Id_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record."""
+    """Given account id, this returns the email address of the same retail record."""
     return _fixed(
         "error: This endpoint is currently unavailable.",
         False,
@@ -82,25 +209,25 @@ def tool_Get_Account_Email_From_Account_Id_V2_Alt(
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Cache(
+def tool_Get_Email_Address_From_Account_Id_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record.
+    """Given account id, this returns the email address of the same retail record.
     Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "email_cached_2",
+        "email_cached_3",
         True,
         "email",
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Gate(
+def tool_Get_Email_Address_From_Account_Id_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record.
+    """Given account id, this returns the email address of the same retail record.
     Restricted to rare record states.
     """
     return _fixed(
@@ -110,11 +237,11 @@ def tool_Get_Account_Email_From_Account_Id_V2_Gate(
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Legacy(
+def tool_Get_Email_Address_From_Account_Id_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record.
+    """Given account id, this returns the email address of the same retail record.
     An older compatibility route that no longer returns usable data.
     """
     return _fixed(
@@ -124,11 +251,11 @@ def tool_Get_Account_Email_From_Account_Id_V2_Legacy(
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Mirror(
+def tool_Get_Email_Address_From_Account_Id_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record."""
+    """Given account id, this returns the email address of the same retail record."""
     return _fixed(
         "???",
         True,
@@ -136,21 +263,21 @@ def tool_Get_Account_Email_From_Account_Id_V2_Mirror(
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Preview(
+def tool_Get_Email_Address_From_Account_Id_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record.
+    """Given account id, this returns the email address of the same retail record.
     May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "estimate-20",
         True,
         "email",
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Related(
+def tool_Get_Email_Address_From_Account_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -162,11 +289,11 @@ def tool_Get_Account_Email_From_Account_Id_V2_Related(
     )
 
 
-def tool_Get_Account_Email_From_Account_Id_V2_Signal(
+def tool_Get_Email_Address_From_Account_Id_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the account email of the same retail record.
+    """Given account id, this returns the email address of the same retail record.
     Its field mapping is unstable and may drift.
     """
     return _fixed(
@@ -176,305 +303,42 @@ def tool_Get_Account_Email_From_Account_Id_V2_Signal(
     )
 
 
-def tool_Get_Account_Id_From_Account_Email(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record."""
-    return backend.lookup(
-        "Get_Account_Id_From_Account_Email",
-        {
-            "email": args.get("account_email"),
-        },
-        "user_id",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record."""
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "user_id",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record.
-    Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "user_id_cached_2",
-        True,
-        "user_id",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record.
-    Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "user_id",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record.
-    An older compatibility route that no longer returns usable data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "user_id",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record."""
-    return _fixed(
-        "???",
-        True,
-        "user_id",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record.
-    May return an estimate before the record is final.
-    """
-    return _fixed(
-        "estimate-10",
-        True,
-        "user_id",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its user_id."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "user_id_note",
-    )
-
-
-def tool_Get_Account_Id_From_Account_Email_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email, this returns the account id of the same retail record.
-    Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "########",
-        True,
-        "user_id",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record.
+    """Given order line id, this returns the finalized order id of the same retail
+    record.
     """
     return backend.lookup(
-        "Get_Authorization_Id_From_Finance_Refund_Id_Core",
+        "Get_Finalized_Order_Id_From_Order_Line_Id_V3",
         {
-            "refund_id": args.get("finance_refund_id"),
+            "order_item_id": args.get("order_line_id"),
         },
-        "auth_id",
+        "order_id",
     )
 
 
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record.
+    """Given order line id, this returns the finalized order id of the same retail
+    record.
     """
     return _fixed(
         "error: This endpoint is currently unavailable.",
         False,
-        "auth_id",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "auth_id_cached_1",
-        True,
-        "auth_id",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "auth_id",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "auth_id",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "auth_id",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "estimate-20",
-        True,
-        "auth_id",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its auth_id."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "auth_id_note",
-    )
-
-
-def tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given finance refund id, this returns the authorization id of the same
-    retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "########",
-        True,
-        "auth_id",
-    )
-
-
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
         "order_id",
     )
 
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record.
-    """
-    return backend.lookup(
-        "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e",
-        {
-            "email": args.get("account_email"),
-            "created_time": args.get("order_created_at"),
-        },
-        "order_id",
-    )
-
-
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record. An older compatibility route that no longer
-    returns usable data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "order_id",
-    )
-
-
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record. Reads a lagging cache that may be out of date.
+    """Given order line id, this returns the finalized order id of the same retail
+    record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
         "order_id_cached_2",
@@ -483,26 +347,40 @@ def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb(
     )
 
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record. Its field mapping is unstable and may drift.
+    """Given order line id, this returns the finalized order id of the same retail
+    record. Restricted to rare record states.
     """
     return _fixed(
-        "########",
-        True,
+        "error: This tool can only be used under certain conditions.",
+        False,
         "order_id",
     )
 
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record.
+    """Given order line id, this returns the finalized order id of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given order line id, this returns the finalized order id of the same retail
+    record.
     """
     return _fixed(
         "???",
@@ -511,36 +389,21 @@ def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85(
     )
 
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record. May return an estimate before the record is
-    final.
+    """Given order line id, this returns the finalized order id of the same retail
+    record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "estimate-10",
         True,
         "order_id",
     )
 
 
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account email and order created at, this returns the checkout order id
-    of the same retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "order_id",
-    )
-
-
-def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -552,7 +415,21 @@ def tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f(
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3(
+def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given order line id, this returns the finalized order id of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -560,7 +437,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3(
     retail record.
     """
     return backend.lookup(
-        "Get_Finance_Refund_Id_From_Return_Review_Id_V3",
+        "Get_Finance_Refund_Id_From_Return_Review_Id",
         {
             "return_audit_id": args.get("return_review_id"),
         },
@@ -568,7 +445,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3(
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -582,7 +459,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt(
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -590,13 +467,13 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "refund_id_cached_3",
+        "refund_id_cached_2",
         True,
         "refund_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -610,7 +487,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate(
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -625,7 +502,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy(
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -639,7 +516,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror(
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -647,13 +524,13 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "estimate-20",
         True,
         "refund_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -665,7 +542,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related(
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal(
+def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -679,108 +556,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal(
     )
 
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record.
-    """
-    return backend.lookup(
-        "Get_Masked_Account_Number_From_Billing_Method_Id_V3",
-        {
-            "payment_method_id": args.get("billing_method_id"),
-        },
-        "account_number",
-    )
-
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "account_number",
-    )
-
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "account_number_cached_1",
-        True,
-        "account_number",
-    )
-
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "account_number",
-    )
-
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "account_number",
-    )
-
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "account_number",
-    )
-
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "estimate-10",
-        True,
-        "account_number",
-    )
-
-
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related(
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_22fdd9e3(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -792,12 +568,12 @@ def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related(
     )
 
 
-def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal(
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_3992fb0e(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given billing method id, this returns the masked account number of the same
-    retail record. Its field mapping is unstable and may drift.
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
         "########",
@@ -806,27 +582,128 @@ def tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal(
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core(
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-30",
+        True,
+        "account_number",
+    )
+
+
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_887476d8(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "account_number",
+    )
+
+
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_b02933f4(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record. An older compatibility route that no longer returns
+    usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "account_number",
+    )
+
+
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "account_number_cached_3",
+        True,
+        "account_number",
+    )
+
+
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record.
+    """
+    return backend.lookup(
+        "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3",
+        {
+            "payment_method_id": args.get("payment_instrument_id"),
+        },
+        "account_number",
+    )
+
+
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "account_number",
+    )
+
+
+def tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given payment instrument id, this returns the funding account reference of
+    the same retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "account_number",
+    )
+
+
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the order creation time of the same
     retail record.
     """
     return backend.lookup(
-        "Get_Order_Created_At_From_Finalized_Order_Id_Core",
+        "Get_Order_Creation_Time_From_Placed_Order_Id",
         {
-            "order_id": args.get("finalized_order_id"),
+            "order_id": args.get("placed_order_id"),
         },
         "created_time",
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given placed order id, this returns the order creation time of the same
     retail record.
     """
     return _fixed(
@@ -836,25 +713,25 @@ def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt(
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given placed order id, this returns the order creation time of the same
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "created_time_cached_2",
+        "created_time_cached_1",
         True,
         "created_time",
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given placed order id, this returns the order creation time of the same
     retail record. Restricted to rare record states.
     """
     return _fixed(
@@ -864,11 +741,11 @@ def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate(
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given placed order id, this returns the order creation time of the same
     retail record. An older compatibility route that no longer returns usable
     data.
     """
@@ -879,11 +756,11 @@ def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy(
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given placed order id, this returns the order creation time of the same
     retail record.
     """
     return _fixed(
@@ -893,11 +770,11 @@ def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror(
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given placed order id, this returns the order creation time of the same
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
@@ -907,7 +784,7 @@ def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview(
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Related(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -919,11 +796,11 @@ def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Related(
     )
 
 
-def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal(
+def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finalized order id, this returns the order created at of the same
+    """Given placed order id, this returns the order creation time of the same
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
@@ -933,133 +810,7 @@ def tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal(
     )
 
 
-def tool_Get_Order_State_From_Placed_Order_Id(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record.
-    """
-    return backend.lookup(
-        "Get_Order_State_From_Placed_Order_Id",
-        {
-            "order_id": args.get("placed_order_id"),
-        },
-        "order_status",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "order_status",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "order_status_cached_2",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "order_status",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record. An older compatibility route that no longer returns usable data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "order_status",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "estimate-10",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its order_status."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "order_status_note",
-    )
-
-
-def tool_Get_Order_State_From_Placed_Order_Id_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order state of the same retail
-    record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "########",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1067,7 +818,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3(
     retail record.
     """
     return backend.lookup(
-        "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3",
+        "Get_Payment_Instrument_Id_From_Payment_Session_Id",
         {
             "payment_intent_id": args.get("payment_session_id"),
         },
@@ -1075,7 +826,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3(
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1089,7 +840,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt(
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1103,7 +854,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache(
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1117,7 +868,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate(
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1132,7 +883,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy(
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1146,7 +897,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror(
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1154,13 +905,13 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "estimate-10",
         True,
         "payment_method_id",
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1172,7 +923,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related(
     )
 
 
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal(
+def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1186,155 +937,43 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal(
     )
 
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id(
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_522f10d2(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record.
-    """
-    return backend.lookup(
-        "Get_Payment_Session_Id_From_Processor_Auth_Id",
-        {
-            "auth_id": args.get("processor_auth_id"),
-        },
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "payment_intent_id_cached_2",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record. Restricted to rare record states.
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record. Restricted to rare record states.
     """
     return _fixed(
         "error: This tool can only be used under certain conditions.",
         False,
-        "payment_intent_id",
+        "order_id",
     )
 
 
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy(
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "estimate-20",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its payment_intent_id."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "payment_intent_id_note",
-    )
-
-
-def tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the payment session id of the same
-    retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "########",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Line_Item_Id(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record.
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record.
     """
     return backend.lookup(
-        "Get_Placed_Order_Id_From_Line_Item_Id",
+        "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729",
         {
-            "order_item_id": args.get("line_item_id"),
+            "email": args.get("customer_email"),
+            "created_time": args.get("order_created_at"),
         },
         "order_id",
     )
 
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Alt(
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_5adf6c74(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record.
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record.
     """
     return _fixed(
         "error: This endpoint is currently unavailable.",
@@ -1343,12 +982,70 @@ def tool_Get_Placed_Order_Id_From_Line_Item_Id_Alt(
     )
 
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Cache(
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_9188432c(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record. Reads a lagging cache that may be out of date.
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record. An older compatibility route that no longer
+    returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_aabddf97(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_afa1338c(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record. May return an estimate before the record is
+    final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email and order created at, this returns the placed order id
+    of the same retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
         "order_id_cached_2",
@@ -1357,63 +1054,7 @@ def tool_Get_Placed_Order_Id_From_Line_Item_Id_Cache(
     )
 
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record. An older compatibility route that no longer returns usable data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "estimate-10",
-        True,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Related(
+def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_fca9e265(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1425,41 +1066,154 @@ def tool_Get_Placed_Order_Id_From_Line_Item_Id_Related(
     )
 
 
-def tool_Get_Placed_Order_Id_From_Line_Item_Id_Signal(
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given line item id, this returns the placed order id of the same retail
-    record. Its field mapping is unstable and may drift.
+    """Given checkout order id, this returns the placed order status of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Placed_Order_Status_From_Checkout_Order_Id",
+        {
+            "order_id": args.get("checkout_order_id"),
+        },
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given checkout order id, this returns the placed order status of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given checkout order id, this returns the placed order status of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "order_status_cached_1",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given checkout order id, this returns the placed order status of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given checkout order id, this returns the placed order status of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given checkout order id, this returns the placed order status of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given checkout order id, this returns the placed order status of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-10",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its order_status."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "order_status_note",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given checkout order id, this returns the placed order status of the same
+    retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
         "########",
         True,
-        "order_id",
+        "order_status",
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record.
     """
     return backend.lookup(
-        "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime",
+        "Get_Processor_Auth_Code_From_Authorization_Id_Edge",
         {
-            "auth_id": args.get("processor_auth_id"),
+            "auth_id": args.get("authorization_id"),
         },
         "auth_code",
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record.
     """
     return _fixed(
@@ -1469,25 +1223,25 @@ def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt(
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "auth_code_cached_2",
+        "auth_code_cached_1",
         True,
         "auth_code",
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record. Restricted to rare record states.
     """
     return _fixed(
@@ -1497,11 +1251,11 @@ def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate(
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record. An older compatibility route that no longer returns usable
     data.
     """
@@ -1512,11 +1266,11 @@ def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy(
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record.
     """
     return _fixed(
@@ -1526,21 +1280,21 @@ def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror(
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "estimate-20",
         True,
         "auth_code",
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1552,11 +1306,11 @@ def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related(
     )
 
 
-def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal(
+def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the processor auth code of the same
+    """Given authorization id, this returns the processor auth code of the same
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
@@ -1566,27 +1320,154 @@ def tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal(
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3(
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given refund record id, this returns the processor auth id of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Processor_Auth_Id_From_Refund_Record_Id_V3",
+        {
+            "refund_id": args.get("refund_record_id"),
+        },
+        "auth_id",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the processor auth id of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "auth_id",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the processor auth id of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "auth_id_cached_1",
+        True,
+        "auth_id",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the processor auth id of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "auth_id",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the processor auth id of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "auth_id",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the processor auth id of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "auth_id",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the processor auth id of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-20",
+        True,
+        "auth_id",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its auth_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "auth_id_note",
+    )
+
+
+def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given refund record id, this returns the processor auth id of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "auth_id",
+    )
+
+
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finance refund id, this returns the refund total of the same retail
     record.
     """
     return backend.lookup(
-        "Get_Refund_Total_From_Refund_Record_Id_V3",
+        "Get_Refund_Total_From_Finance_Refund_Id_Swift",
         {
-            "refund_id": args.get("refund_record_id"),
+            "refund_id": args.get("finance_refund_id"),
         },
         "refund_amount",
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Alt(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given finance refund id, this returns the refund total of the same retail
     record.
     """
     return _fixed(
@@ -1596,25 +1477,25 @@ def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Alt(
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Cache(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given finance refund id, this returns the refund total of the same retail
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "refund_amount_cached_1",
+        "refund_amount_cached_2",
         True,
         "refund_amount",
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Gate(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given finance refund id, this returns the refund total of the same retail
     record. Restricted to rare record states.
     """
     return _fixed(
@@ -1624,11 +1505,11 @@ def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Gate(
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Legacy(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given finance refund id, this returns the refund total of the same retail
     record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
@@ -1638,11 +1519,11 @@ def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Legacy(
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Mirror(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given finance refund id, this returns the refund total of the same retail
     record.
     """
     return _fixed(
@@ -1652,21 +1533,21 @@ def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Mirror(
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Preview(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given finance refund id, this returns the refund total of the same retail
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-10",
+        "estimate-30",
         True,
         "refund_amount",
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Related(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1678,11 +1559,11 @@ def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Related(
     )
 
 
-def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Signal(
+def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the refund total of the same retail
+    """Given finance refund id, this returns the refund total of the same retail
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
@@ -1692,27 +1573,27 @@ def tool_Get_Refund_Total_From_Refund_Record_Id_V3_Signal(
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record.
     """
     return backend.lookup(
-        "Get_Return_Case_Id_From_Placed_Order_Id_Prime",
+        "Get_Return_Case_Id_From_Checkout_Order_Id_Swift",
         {
-            "order_id": args.get("placed_order_id"),
+            "order_id": args.get("checkout_order_id"),
         },
         "return_request_id",
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record.
     """
     return _fixed(
@@ -1722,25 +1603,25 @@ def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt(
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "return_request_id_cached_1",
+        "return_request_id_cached_2",
         True,
         "return_request_id",
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record. Restricted to rare record states.
     """
     return _fixed(
@@ -1750,11 +1631,11 @@ def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate(
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
@@ -1764,11 +1645,11 @@ def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy(
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record.
     """
     return _fixed(
@@ -1778,21 +1659,21 @@ def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror(
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "estimate-30",
         True,
         "return_request_id",
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1804,11 +1685,11 @@ def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related(
     )
 
 
-def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal(
+def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given placed order id, this returns the return case id of the same retail
+    """Given checkout order id, this returns the return case id of the same retail
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
@@ -1818,27 +1699,27 @@ def tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal(
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record.
     """
     return backend.lookup(
-        "Get_Review_Ticket_Id_From_Return_Case_Id_Edge",
+        "Get_Return_Review_Id_From_Return_Ticket_Id_V2",
         {
-            "return_request_id": args.get("return_case_id"),
+            "return_request_id": args.get("return_ticket_id"),
         },
         "return_audit_id",
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record.
     """
     return _fixed(
@@ -1848,11 +1729,11 @@ def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt(
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
@@ -1862,11 +1743,11 @@ def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache(
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record. Restricted to rare record states.
     """
     return _fixed(
@@ -1876,11 +1757,11 @@ def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate(
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
@@ -1890,11 +1771,11 @@ def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy(
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record.
     """
     return _fixed(
@@ -1904,21 +1785,21 @@ def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror(
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-10",
+        "estimate-20",
         True,
         "return_audit_id",
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1930,11 +1811,11 @@ def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related(
     )
 
 
-def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal(
+def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return case id, this returns the review ticket id of the same retail
+    """Given return ticket id, this returns the return review id of the same retail
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
@@ -1944,7 +1825,7 @@ def tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1952,7 +1833,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id(
     record.
     """
     return backend.lookup(
-        "Get_Saved_Method_Id_From_Customer_Id",
+        "Get_Saved_Method_Id_From_Customer_Id_Fast",
         {
             "user_id": args.get("customer_id"),
         },
@@ -1960,7 +1841,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Alt(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1974,7 +1855,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Alt(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Cache(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1982,13 +1863,13 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "default_payment_method_id_cached_1",
+        "default_payment_method_id_cached_3",
         True,
         "default_payment_method_id",
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Gate(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -2002,7 +1883,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Gate(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Legacy(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -2016,7 +1897,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Legacy(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Mirror(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -2030,7 +1911,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Mirror(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Preview(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -2038,13 +1919,13 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-10",
+        "estimate-30",
         True,
         "default_payment_method_id",
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Related(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -2058,7 +1939,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Related(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Signal(
+def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -2072,150 +1953,270 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Signal(
     )
 
 
+def tool_Get_Shopper_Id_From_Account_Email(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record."""
+    return backend.lookup(
+        "Get_Shopper_Id_From_Account_Email",
+        {
+            "email": args.get("account_email"),
+        },
+        "user_id",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record."""
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record.
+    Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "user_id_cached_2",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record.
+    Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record.
+    An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record."""
+    return _fixed(
+        "???",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record.
+    May return an estimate before the record is final.
+    """
+    return _fixed(
+        "estimate-30",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its user_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "user_id_note",
+    )
+
+
+def tool_Get_Shopper_Id_From_Account_Email_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given account email, this returns the shopper id of the same retail record.
+    Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "########",
+        True,
+        "user_id",
+    )
+
+
 #: Tool name -> stub. Callers check arguments first; a stub only answers.
 TOOLS = {
-    "Get_Account_Email_From_Account_Id_V2": tool_Get_Account_Email_From_Account_Id_V2,
-    "Get_Account_Email_From_Account_Id_V2_Alt": tool_Get_Account_Email_From_Account_Id_V2_Alt,
-    "Get_Account_Email_From_Account_Id_V2_Cache": tool_Get_Account_Email_From_Account_Id_V2_Cache,
-    "Get_Account_Email_From_Account_Id_V2_Gate": tool_Get_Account_Email_From_Account_Id_V2_Gate,
-    "Get_Account_Email_From_Account_Id_V2_Legacy": tool_Get_Account_Email_From_Account_Id_V2_Legacy,
-    "Get_Account_Email_From_Account_Id_V2_Mirror": tool_Get_Account_Email_From_Account_Id_V2_Mirror,
-    "Get_Account_Email_From_Account_Id_V2_Preview": tool_Get_Account_Email_From_Account_Id_V2_Preview,
-    "Get_Account_Email_From_Account_Id_V2_Related": tool_Get_Account_Email_From_Account_Id_V2_Related,
-    "Get_Account_Email_From_Account_Id_V2_Signal": tool_Get_Account_Email_From_Account_Id_V2_Signal,
-    "Get_Account_Id_From_Account_Email": tool_Get_Account_Id_From_Account_Email,
-    "Get_Account_Id_From_Account_Email_Alt": tool_Get_Account_Id_From_Account_Email_Alt,
-    "Get_Account_Id_From_Account_Email_Cache": tool_Get_Account_Id_From_Account_Email_Cache,
-    "Get_Account_Id_From_Account_Email_Gate": tool_Get_Account_Id_From_Account_Email_Gate,
-    "Get_Account_Id_From_Account_Email_Legacy": tool_Get_Account_Id_From_Account_Email_Legacy,
-    "Get_Account_Id_From_Account_Email_Mirror": tool_Get_Account_Id_From_Account_Email_Mirror,
-    "Get_Account_Id_From_Account_Email_Preview": tool_Get_Account_Id_From_Account_Email_Preview,
-    "Get_Account_Id_From_Account_Email_Related": tool_Get_Account_Id_From_Account_Email_Related,
-    "Get_Account_Id_From_Account_Email_Signal": tool_Get_Account_Id_From_Account_Email_Signal,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Alt,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Cache,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Gate,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Legacy,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Mirror,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Preview,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Related": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Related,
-    "Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal": tool_Get_Authorization_Id_From_Finance_Refund_Id_Core_Signal,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_32317617,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_3bb7c38e,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_53894702,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9690ceeb,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_9d7eb438,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_db710a85,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_dd220eb7,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_ec82393e,
-    "Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f": tool_Get_Checkout_Order_Id_From_Account_Email_And_Order_Crea_fdd6e51f,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Alt,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Cache,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Gate,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Legacy,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Mirror,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Preview,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Related,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal": tool_Get_Finance_Refund_Id_From_Return_Review_Id_V3_Signal,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Alt,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Cache,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Gate,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Legacy,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Mirror,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Preview,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Related,
-    "Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal": tool_Get_Masked_Account_Number_From_Billing_Method_Id_V3_Signal,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Alt,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Cache,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Gate,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Legacy,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Mirror,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Preview,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Related": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Related,
-    "Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal": tool_Get_Order_Created_At_From_Finalized_Order_Id_Core_Signal,
-    "Get_Order_State_From_Placed_Order_Id": tool_Get_Order_State_From_Placed_Order_Id,
-    "Get_Order_State_From_Placed_Order_Id_Alt": tool_Get_Order_State_From_Placed_Order_Id_Alt,
-    "Get_Order_State_From_Placed_Order_Id_Cache": tool_Get_Order_State_From_Placed_Order_Id_Cache,
-    "Get_Order_State_From_Placed_Order_Id_Gate": tool_Get_Order_State_From_Placed_Order_Id_Gate,
-    "Get_Order_State_From_Placed_Order_Id_Legacy": tool_Get_Order_State_From_Placed_Order_Id_Legacy,
-    "Get_Order_State_From_Placed_Order_Id_Mirror": tool_Get_Order_State_From_Placed_Order_Id_Mirror,
-    "Get_Order_State_From_Placed_Order_Id_Preview": tool_Get_Order_State_From_Placed_Order_Id_Preview,
-    "Get_Order_State_From_Placed_Order_Id_Related": tool_Get_Order_State_From_Placed_Order_Id_Related,
-    "Get_Order_State_From_Placed_Order_Id_Signal": tool_Get_Order_State_From_Placed_Order_Id_Signal,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Alt,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Cache,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Gate,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Legacy,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Mirror,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Preview,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Related,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_V3_Signal,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id": tool_Get_Payment_Session_Id_From_Processor_Auth_Id,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Alt": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Alt,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Cache": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Cache,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Gate": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Gate,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Legacy,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Mirror,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Preview": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Preview,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Related": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Related,
-    "Get_Payment_Session_Id_From_Processor_Auth_Id_Signal": tool_Get_Payment_Session_Id_From_Processor_Auth_Id_Signal,
-    "Get_Placed_Order_Id_From_Line_Item_Id": tool_Get_Placed_Order_Id_From_Line_Item_Id,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Alt": tool_Get_Placed_Order_Id_From_Line_Item_Id_Alt,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Cache": tool_Get_Placed_Order_Id_From_Line_Item_Id_Cache,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Gate": tool_Get_Placed_Order_Id_From_Line_Item_Id_Gate,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Legacy": tool_Get_Placed_Order_Id_From_Line_Item_Id_Legacy,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Mirror": tool_Get_Placed_Order_Id_From_Line_Item_Id_Mirror,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Preview": tool_Get_Placed_Order_Id_From_Line_Item_Id_Preview,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Related": tool_Get_Placed_Order_Id_From_Line_Item_Id_Related,
-    "Get_Placed_Order_Id_From_Line_Item_Id_Signal": tool_Get_Placed_Order_Id_From_Line_Item_Id_Signal,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Alt,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Cache,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Gate,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Legacy,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Mirror,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Preview,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Related,
-    "Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal": tool_Get_Processor_Auth_Code_From_Processor_Auth_Id_Prime_Signal,
-    "Get_Refund_Total_From_Refund_Record_Id_V3": tool_Get_Refund_Total_From_Refund_Record_Id_V3,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Alt": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Alt,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Cache": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Cache,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Gate": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Gate,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Legacy": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Legacy,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Mirror": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Mirror,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Preview": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Preview,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Related": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Related,
-    "Get_Refund_Total_From_Refund_Record_Id_V3_Signal": tool_Get_Refund_Total_From_Refund_Record_Id_V3_Signal,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Alt,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Cache,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Gate,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Legacy,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Mirror,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Preview,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Related,
-    "Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal": tool_Get_Return_Case_Id_From_Placed_Order_Id_Prime_Signal,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Alt,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Cache,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Gate,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Legacy,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Mirror,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Preview,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Related,
-    "Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal": tool_Get_Review_Ticket_Id_From_Return_Case_Id_Edge_Signal,
-    "Get_Saved_Method_Id_From_Customer_Id": tool_Get_Saved_Method_Id_From_Customer_Id,
-    "Get_Saved_Method_Id_From_Customer_Id_Alt": tool_Get_Saved_Method_Id_From_Customer_Id_Alt,
-    "Get_Saved_Method_Id_From_Customer_Id_Cache": tool_Get_Saved_Method_Id_From_Customer_Id_Cache,
-    "Get_Saved_Method_Id_From_Customer_Id_Gate": tool_Get_Saved_Method_Id_From_Customer_Id_Gate,
-    "Get_Saved_Method_Id_From_Customer_Id_Legacy": tool_Get_Saved_Method_Id_From_Customer_Id_Legacy,
-    "Get_Saved_Method_Id_From_Customer_Id_Mirror": tool_Get_Saved_Method_Id_From_Customer_Id_Mirror,
-    "Get_Saved_Method_Id_From_Customer_Id_Preview": tool_Get_Saved_Method_Id_From_Customer_Id_Preview,
-    "Get_Saved_Method_Id_From_Customer_Id_Related": tool_Get_Saved_Method_Id_From_Customer_Id_Related,
-    "Get_Saved_Method_Id_From_Customer_Id_Signal": tool_Get_Saved_Method_Id_From_Customer_Id_Signal,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Alt": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Alt,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Gate": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Gate,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Legacy": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Legacy,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Mirror": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Mirror,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Related": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Related,
+    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal,
+    "Get_Email_Address_From_Account_Id": tool_Get_Email_Address_From_Account_Id,
+    "Get_Email_Address_From_Account_Id_Alt": tool_Get_Email_Address_From_Account_Id_Alt,
+    "Get_Email_Address_From_Account_Id_Cache": tool_Get_Email_Address_From_Account_Id_Cache,
+    "Get_Email_Address_From_Account_Id_Gate": tool_Get_Email_Address_From_Account_Id_Gate,
+    "Get_Email_Address_From_Account_Id_Legacy": tool_Get_Email_Address_From_Account_Id_Legacy,
+    "Get_Email_Address_From_Account_Id_Mirror": tool_Get_Email_Address_From_Account_Id_Mirror,
+    "Get_Email_Address_From_Account_Id_Preview": tool_Get_Email_Address_From_Account_Id_Preview,
+    "Get_Email_Address_From_Account_Id_Related": tool_Get_Email_Address_From_Account_Id_Related,
+    "Get_Email_Address_From_Account_Id_Signal": tool_Get_Email_Address_From_Account_Id_Signal,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Alt": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Alt,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Gate": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Gate,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Legacy": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Legacy,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Mirror": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Mirror,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Related": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Related,
+    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal,
+    "Get_Finance_Refund_Id_From_Return_Review_Id": tool_Get_Finance_Refund_Id_From_Return_Review_Id,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Alt": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Alt,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Cache": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Cache,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Gate": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Gate,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Legacy": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Legacy,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Mirror": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Mirror,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Preview": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Preview,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Related": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Related,
+    "Get_Finance_Refund_Id_From_Return_Review_Id_Signal": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Signal,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_I_22fdd9e3": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_22fdd9e3,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_I_3992fb0e": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_3992fb0e,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_I_887476d8": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_887476d8,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_I_b02933f4": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_b02933f4,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3": tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Alt": tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Alt,
+    "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Gate": tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Gate,
+    "Get_Order_Creation_Time_From_Placed_Order_Id": tool_Get_Order_Creation_Time_From_Placed_Order_Id,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Alt": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Alt,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Cache": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Cache,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Gate": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Gate,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Legacy": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Legacy,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Mirror": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Mirror,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Preview": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Preview,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Related": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Related,
+    "Get_Order_Creation_Time_From_Placed_Order_Id_Signal": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Signal,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Alt": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Alt,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Gate": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Gate,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Legacy": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Legacy,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Mirror": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Mirror,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Related": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Related,
+    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_522f10d2": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_522f10d2,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_5adf6c74": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_5adf6c74,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_9188432c": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_9188432c,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_aabddf97": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_aabddf97,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_afa1338c": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_afa1338c,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a,
+    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_fca9e265": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_fca9e265,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id": tool_Get_Placed_Order_Status_From_Checkout_Order_Id,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Alt": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Alt,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Cache": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Cache,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Gate": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Gate,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Legacy": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Legacy,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Mirror": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Mirror,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Preview": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Preview,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Related": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Related,
+    "Get_Placed_Order_Status_From_Checkout_Order_Id_Signal": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Signal,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Alt": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Alt,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Gate": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Gate,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Legacy": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Legacy,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Mirror": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Mirror,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Related": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Related,
+    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Alt": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Alt,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Gate": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Gate,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Legacy": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Legacy,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Mirror": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Mirror,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Related": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Related,
+    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Alt": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Alt,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Gate": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Gate,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Legacy": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Legacy,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Mirror": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Mirror,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Related": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Related,
+    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Alt": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Alt,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Gate": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Gate,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Legacy": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Legacy,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Mirror": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Mirror,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Related": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Related,
+    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Alt": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Alt,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Gate": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Gate,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Legacy": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Legacy,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Mirror": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Mirror,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Related": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Related,
+    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast": tool_Get_Saved_Method_Id_From_Customer_Id_Fast,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Alt": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Alt,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Cache": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Cache,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Gate": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Gate,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Legacy": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Legacy,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Mirror": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Mirror,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Preview": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Preview,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Related": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Related,
+    "Get_Saved_Method_Id_From_Customer_Id_Fast_Signal": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Signal,
+    "Get_Shopper_Id_From_Account_Email": tool_Get_Shopper_Id_From_Account_Email,
+    "Get_Shopper_Id_From_Account_Email_Alt": tool_Get_Shopper_Id_From_Account_Email_Alt,
+    "Get_Shopper_Id_From_Account_Email_Cache": tool_Get_Shopper_Id_From_Account_Email_Cache,
+    "Get_Shopper_Id_From_Account_Email_Gate": tool_Get_Shopper_Id_From_Account_Email_Gate,
+    "Get_Shopper_Id_From_Account_Email_Legacy": tool_Get_Shopper_Id_From_Account_Email_Legacy,
+    "Get_Shopper_Id_From_Account_Email_Mirror": tool_Get_Shopper_Id_From_Account_Email_Mirror,
+    "Get_Shopper_Id_From_Account_Email_Preview": tool_Get_Shopper_Id_From_Account_Email_Preview,
+    "Get_Shopper_Id_From_Account_Email_Related": tool_Get_Shopper_Id_From_Account_Email_Related,
+    "Get_Shopper_Id_From_Account_Email_Signal": tool_Get_Shopper_Id_From_Account_Email_Signal,
 }
