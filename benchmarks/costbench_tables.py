@@ -8,8 +8,8 @@ the six subtasks, 1,536 tasks), plays the greedy and the oracle agents on every 
 them with CostBench's metrics (Cost Gap, AED, ANED, EMR). It prints the rows over all 1,536 tasks
 and over the paper's own 381 test queries (`../shared/reference/costbench/test_queries.json`,
 which CostBench kept after a common-sense filter; matched on subtask and preferences, each query
-counted once), next to the paper's numbers. The greedy agent is CostBench's baseline: at every step the cheapest
-callable tool that makes progress.
+counted once), next to the paper's numbers. The greedy agent is CostBench's baseline: at every
+step the cheapest callable tool that makes progress.
 """
 
 from __future__ import annotations

@@ -92,9 +92,7 @@ def part_compile(lengths: list[int], runs: int) -> dict[int, dict]:
         print(
             f"{n:>2} {best['tasks']:>6} {best['total']:>7.2f} "
             f"{statistics.median(r['total'] for r in samples):>8.2f} "
-            + " ".join(
-                f"{stages[s]:>9.2f}" for s in ("expand", "solve", "emit", "verify", "write")
-            )
+            + " ".join(f"{stages[s]:>9.2f}" for s in ("expand", "solve", "emit", "verify", "write"))
             + f" {best['bytes'] / 1e6:>9.1f}"
         )
     if 8 in results:
@@ -141,9 +139,7 @@ def _resolve_after_events() -> None:
                 if label == "ban":
                     names = [t for t in visible if t != banned]
                 else:
-                    costs = bl.redraw_costs(
-                        loaded.scenario, loaded.tools, visible, task_id, 1234
-                    )
+                    costs = bl.redraw_costs(loaded.scenario, loaded.tools, visible, task_id, 1234)
                 bl.optimal_path(loaded.tools, names, costs, set(held), goals)
             per_call = (time.perf_counter() - start) / len(cases) * 1000
             extra = " (including the redraw of 35 prices)" if label == "reprice" else ""
