@@ -369,3 +369,14 @@ def test_trigger_rule_spreads_events_over_the_remaining_path() -> None:
     assert next_trigger(1, 2, 3, 1) == 2
     assert next_trigger(2, 1, 3, 2) == 3
     assert next_trigger(3, 9, 2, 1) == 3 + 4
+
+
+def test_the_papers_printed_trigger_formula_is_available() -> None:
+    from compiler.runtime.blockers import next_trigger
+
+    # t(i+1) = t(i) + max(1, floor(L / (B - i))), t(0) = 0: one event on an 8-call path fires
+    # after the path is done (call 8 of 0..7), which is why the code's rule is the default
+    assert next_trigger(None, 8, 1, 0, rule="paper_schedule") == 8
+    assert next_trigger(None, 8, 2, 0, rule="paper_schedule") == 4
+    assert next_trigger(4, 4, 2, 1, rule="paper_schedule") == 8
+    assert next_trigger(None, 1, 3, 0, rule="paper_schedule") == 1

@@ -9,7 +9,7 @@ These tests check the compiled bundle against facts derived independently of the
   complete paths per task (2^(N-1) - 1, or 2^(N-1) with the whole-chain tool) by brute force;
 * task counts per split (4^4 test and 6^4 train preference combinations per subtask), every
   released CostBench test query present in the test split, and disjoint train/test vocabularies
-  (against the reference files in /work/shared/reference/costbench when present);
+  (against the reference files in ../shared/reference/costbench when present);
 * ground truth: the cost, path, tie-break and optimal set agree with brute-force enumeration of
   all complete paths, and the replayed path reaches the goal in the runtime `Env` at that cost;
 * ban-tool blocker: banning up to N-2 tools never disconnects a task, and `ban_margin` agrees

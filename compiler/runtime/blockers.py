@@ -43,17 +43,26 @@ def base_seed(bundle_seed: int, task_id: str) -> int:
     ) % (2**31)
 
 
-def next_trigger(last_event: int | None, remaining: int, blocks: int, done: int) -> int:
+def next_trigger(
+    last_event: int | None, remaining: int, blocks: int, done: int, rule: str = "schedule"
+) -> int:
     """Return the index of the call at which the next event fires.
 
-    This is the rule of CostBench's released code: from the current step, floor(L / (events
-    left + 1)) calls ahead, never earlier than the next step; before the first call, a one-step
-    optimal path fires at that call. `last_event` is the call index of the previous event (its
-    effect applies after that call, and L is counted from the state it left), or None before
-    any event. The paper prints floor(L / (B - i)), which with one planned event would fire
-    only after the optimal path is complete, so no agent following it would ever be blocked.
+    `last_event` is the call index of the previous event (its effect applies after that call,
+    and the remaining optimal path, L calls long, is counted from the state it left), or None
+    before any event. Two rules, chosen by the blocker's `trigger` in `.scn`:
+
+    - `schedule` (the default) is the rule of CostBench's released code: from the current step,
+      floor(L / (events left + 1)) calls ahead, never earlier than the next step; before the
+      first call, a one-step optimal path fires at that call.
+    - `paper_schedule` is the formula the paper prints, t(i+1) = t(i) + max(1, floor(L / (B - i)))
+      with t(0) = 0. With one planned event it fires only after the optimal path is complete,
+      so an agent that follows it is never blocked; it is offered to reproduce that reading.
     """
-    ahead = max(1, remaining // (blocks - done + 1))
+    left = blocks - done
+    if rule == "paper_schedule":
+        return (last_event or 0) + max(1, remaining // max(1, left))
+    ahead = max(1, remaining // (left + 1))
     if last_event is None:
         return 0 if remaining <= 1 else ahead
     return last_event + ahead

@@ -45,7 +45,7 @@ QUANTITIES = frozenset({"cost", "latency"})
 SEED_PARTS = frozenset({"global", "task", "tool", "quantity"})
 SIGNALS = frozenset({"explicit", "implicit"})
 GUARANTEES = frozenset({"solvable", "none"})
-TRIGGERS = frozenset({"schedule", "step", "fraction", "on_call", "retrieval"})
+TRIGGERS = frozenset({"schedule", "paper_schedule", "step", "fraction", "on_call", "retrieval"})
 SCOPES = frozenset({"call", "turn", "final", "plan", "episode"})
 TRUTHS = frozenset({"min_cost", "minimal_sets", "dag"})
 
