@@ -131,7 +131,9 @@ def _travel_long(factory: pytest.TempPathFactory) -> LoadedBundle:
     chains for three blocker events."""
     if "t8" not in _CACHE:
         out = factory.mktemp("travel8") / "bundle"
-        write_bundle(compile_target("travel", seed=7, overrides={"length": "8", "sample": "3"}), out)
+        write_bundle(
+            compile_target("travel", seed=7, overrides={"length": "8", "sample": "3"}), out
+        )
         _CACHE["t8"] = LoadedBundle.load(out)
     return _CACHE["t8"]
 
@@ -380,3 +382,36 @@ def test_the_papers_printed_trigger_formula_is_available() -> None:
     assert next_trigger(None, 8, 2, 0, rule="paper_schedule") == 4
     assert next_trigger(4, 4, 2, 1, rule="paper_schedule") == 8
     assert next_trigger(None, 1, 3, 0, rule="paper_schedule") == 1
+
+
+def test_a_paper_schedule_blocker_with_one_event_never_fires(tmp_path: Path) -> None:
+    """The .scn choice reaches the runtime: under the paper's printed formula a single event is
+    due after the optimal path is complete, so an oracle run meets no event at all, while the
+    same tasks under the default (the code's rule) meet their event."""
+    from compiler.api import compile_source
+    from compiler.source import SourceFile
+
+    spec = ROOT.parent / "domains" / "travel" / "costbench.scn"
+    original = spec.read_text(encoding="utf-8")
+    paper = original.replace(
+        "blocker cost_change { signal implicit  trigger schedule",
+        "blocker cost_change { signal implicit  trigger paper_schedule",
+    )
+    assert paper != original
+    fired = {}
+    for label, text in (("code", original), ("paper", paper)):
+        bundle = compile_source(
+            SourceFile(str(spec), text), seed=3, overrides={"length": "6", "sample": "2"}
+        )
+        write_bundle(bundle, tmp_path / label)
+        loaded = LoadedBundle.load(tmp_path / label)
+        fired[label] = [
+            len(
+                episode(
+                    loaded, t, AGENTS["oracle"][0](0), "oracle", blocker="cost_change", blocks=1
+                )["outcome"]["events"]
+            )
+            for t in loaded.tasks
+        ]
+    assert fired["code"] and all(n == 1 for n in fired["code"])
+    assert all(n == 0 for n in fired["paper"])

@@ -127,7 +127,9 @@ class Env:
         ]
         self.trigger_at = None
         if self.rule is not None and self.blocks > 0:
-            self.trigger_at = bl.next_trigger(None, len(truth["path"]), self.blocks, 0)
+            self.trigger_at = bl.next_trigger(
+                None, len(truth["path"]), self.blocks, 0, self.rule.get("trigger", "schedule")
+            )
         return self.observation([])
 
     def observation(self, results: list[CallResult]) -> dict[str, Any]:
@@ -356,7 +358,13 @@ class Env:
             {"path": list(path), "cost": cost, "costs": dict(self.costs), "calls": 0}
         )
         self.trigger_at = (
-            bl.next_trigger(self.call_steps - 1, len(path), self.blocks, len(self.events))
+            bl.next_trigger(
+                self.call_steps - 1,
+                len(path),
+                self.blocks,
+                len(self.events),
+                self.rule.get("trigger", "schedule"),
+            )
             if len(self.events) < self.blocks
             else None
         )
