@@ -104,8 +104,14 @@ class StreamRandom(random.Random):
             have += 64
         return value >> (have - k)
 
-    def getstate(self) -> Any:  # pragma: no cover - not needed, refused loudly
-        raise NotImplementedError("StreamRandom has no saved state; recreate it from its key")
+    def getstate(self) -> Any:
+        """Return the position in the stream (for `setstate`)."""
+        return (self._key, self._counter, tuple(self._ready), self.gauss_next)
+
+    def setstate(self, state: Any) -> None:
+        """Go back to a position returned by `getstate`."""
+        self._key, self._counter, ready, self.gauss_next = state
+        self._ready = list(ready)
 
 
 def seeded_rng(parts: Sequence[str], facts: Mapping[str, Any]) -> random.Random:

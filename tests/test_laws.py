@@ -52,6 +52,17 @@ def test_a_key_fixes_the_stream_and_rekeying_restarts_it(key: bytes, skip: int) 
     assert all(0.0 <= x < 1.0 for x in expected)
 
 
+@given(KEYS, st.integers(0, 8))
+def test_a_saved_state_replays_the_stream(key: bytes, skip: int) -> None:
+    rng = StreamRandom(key)
+    for _ in range(skip):
+        rng.gauss(0, 1)
+    state = rng.getstate()
+    ahead = [rng.random(), rng.gauss(0, 1), rng.randrange(1000)]
+    rng.setstate(state)
+    assert [rng.random(), rng.gauss(0, 1), rng.randrange(1000)] == ahead
+
+
 @given(st.binary(min_size=32, max_size=32))
 def test_a_digest_key_is_read_directly_for_the_first_four_draws(key: bytes) -> None:
     blocks = struct.unpack(">4Q", key)
