@@ -65,6 +65,7 @@ class RegisterValidatorKind(Protocol):
         params: Mapping[str, str],
         check: Callable[..., object] | None = None,
         doc: str = "",
+        optional: Sequence[str] = (),
     ) -> None: ...
 
 
@@ -166,7 +167,7 @@ def scn_register_cost_laws(register: RegisterCostLaw) -> None:
 def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
     """Register validator kinds: the constraint kinds a ``.scn`` file may declare.
 
-    Call ``register(name, *, params, check=None, doc="")`` once per kind.
+    Call ``register(name, *, params, check=None, doc="", optional=())`` once per kind.
 
     - ``name``: the kind as written in the scenario (e.g. ``budget``, ``deadline``).
     - ``params``: maps each parameter name to its type name, one of ``int``, ``float``,
@@ -175,6 +176,9 @@ def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
     - ``check``: an optional callable that decides the constraint on a trajectory; kinds without
       one are checked by the compiler's built-in logic for that name.
     - ``doc``: a short description.
+    - ``optional``: names of parameters (among ``params``) a constraint may leave out; the
+      compiler requires every other one. Adding a parameter as optional keeps existing
+      ``.scn`` files compiling.
 
     Example::
 

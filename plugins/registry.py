@@ -63,10 +63,15 @@ class CostLawEntry:
 
 @frozen(kw_only=True)
 class ValidatorKindEntry:
-    """A constraint kind; `params` maps parameter name to type name, in positional order."""
+    """A constraint kind; `params` maps parameter name to type name, in positional order.
+
+    `optional` names the parameters a constraint may leave out (the validator then uses its own
+    default), so a kind can gain parameters without breaking the `.scn` files that use it.
+    """
 
     name: str
     params: dict[str, str]
+    optional: frozenset[str] = frozenset()
     check: Callable[..., Any] | None = None
     doc: str = ""
     plugin: str
@@ -348,6 +353,7 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
         params: Mapping[str, str],
         check: Callable[..., Any] | None = None,
         doc: str = "",
+        optional: Sequence[str] = (),
     ) -> None:
         name = s.begin(name)
         if not isinstance(params, Mapping):
@@ -360,10 +366,16 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
                 raise s.fail(
                     name, f"parameter '{param}' has type {type_name!r}; use one of: {allowed}"
                 )
+        if isinstance(optional, str) or not isinstance(optional, Sequence | frozenset | set):
+            raise s.fail(name, f"optional must be a sequence of parameter names, got {optional!r}")
+        for param in optional:
+            if param not in params:
+                raise s.fail(name, f"optional parameter {param!r} is not one of its params")
         s.add(
             ValidatorKindEntry(
                 name=name,
                 params=dict(params),
+                optional=frozenset(optional),
                 check=s.function(name, "check", check, optional=True),
                 doc=s.text(name, "doc", doc),
                 plugin=s.plugin_name,

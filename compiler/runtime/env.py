@@ -19,6 +19,7 @@ from compiler.diagnostics import ScnDataError
 from compiler.runtime import blockers as bl
 from compiler.runtime import constraints as cons
 from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.toolset import datatype_schemas
 
 #: The most tools one retrieval returns (PlanBench-XL's cap).
 RETRIEVAL_CAP = 30
@@ -64,6 +65,8 @@ class Env:
     retrieved: set[str] = field(init=False, factory=set)
     constraints: list[dict[str, Any]] = field(init=False, factory=list)
     counters: cons.Counters = field(init=False, factory=cons.Counters)
+    datatypes: dict[str, dict[str, Any]] = field(init=False, factory=dict)
+    prepared: list[Any] = field(init=False, factory=list)
     held: dict[str, str] = field(init=False, factory=dict)
     steps: list[dict[str, Any]] = field(init=False, factory=list)
     done: bool = field(init=False, default=False)
@@ -83,6 +86,9 @@ class Env:
             self.bundle = LoadedBundle.load(self.bundle)
         self.task = self.bundle.task(self.task_id)
         self.constraints = list(self.bundle.scenario.get("constraints", []))
+        if self.constraints:  # toolset checks need each datatype's JSON type and enum members
+            self.datatypes = datatype_schemas(self.bundle.scenario)
+            self.prepared = cons.prepare(self.constraints)
         if self.blocker is not None:
             rules = {b["name"]: b for b in self.bundle.scenario.get("blockers", [])}
             by_effect = {b["effect"]: b for b in rules.values()}
@@ -96,7 +102,8 @@ class Env:
             low, high = self.rule["count"]
             if not low <= self.blocks <= high:
                 raise ScnDataError(
-                    f"blocker {self.rule['name']!r} allows {low}..{high} events per task, not {self.blocks}",
+                    f"blocker {self.rule['name']!r} allows {low}..{high} events per task, "
+                    f"not {self.blocks}",
                     path="--blocks",
                 )
 
@@ -178,12 +185,10 @@ class Env:
                     and self.call_steps == self.trigger_at
                     and len(self.events) < self.blocks
                 )
+                sent = [c.get("args") if isinstance(c, dict) else None for c in calls]
                 batch = [
-                    self.check(
-                        c.get("tool") if isinstance(c, dict) else None,
-                        c.get("args") if isinstance(c, dict) else None,
-                    )
-                    for c in calls
+                    self.check(c.get("tool") if isinstance(c, dict) else None, a)
+                    for c, a in zip(calls, sent, strict=True)
                 ]
                 if (
                     firing
@@ -192,10 +197,14 @@ class Env:
                     and batch[0].valid
                 ):
                     results = [self.ban(batch[0])] + [
-                        self.guarded(r, batch, violations) for r in batch[1:]
+                        self.guarded(r, batch, violations, a)
+                        for r, a in zip(batch[1:], sent[1:], strict=True)
                     ]
                 else:
-                    results = [self.guarded(r, batch, violations) for r in batch]
+                    results = [
+                        self.guarded(r, batch, violations, a)
+                        for r, a in zip(batch, sent, strict=True)
+                    ]
                 self.end_round(results)
                 self.segments[-1]["calls"] += sum(
                     1 for r in results if r.valid and r.ok and r.trusted
@@ -207,7 +216,7 @@ class Env:
             results, error = self.retrieve(action)
         elif kind == "answer":
             text = str(action.get("answer", ""))
-            violations = cons.check_answer(self.constraints, text)
+            violations = cons.check_answer(self.prepared, text)
             if violations:
                 feedback = "\n".join(v["message"] for v in violations)
             else:
@@ -236,10 +245,11 @@ class Env:
     def retrieve(self, action: dict[str, Any]) -> tuple[list[CallResult], str | None]:
         """Answer a typed retrieval request: tools by output datatype, input datatypes, or both.
 
-        `{"type": "retrieve", "output": "refund_id"}`, `{"type": "retrieve", "inputs": ["order_id"]}`
-        or both (PlanBench-XL's three modes). At most `RETRIEVAL_CAP` tools come back, those the
-        agent can call now first. With `retrieval=True` only retrieved tools are callable, and the
-        callable set accumulates over the episode.
+        `{"type": "retrieve", "output": "refund_id"}`,
+        `{"type": "retrieve", "inputs": ["order_id"]}` or both (PlanBench-XL's three modes). At
+        most `RETRIEVAL_CAP` tools come back, those the agent can call now first. With
+        `retrieval=True` only retrieved tools are callable, and the callable set accumulates over
+        the episode.
         """
         output = action.get("output")
         inputs = action.get("inputs")
@@ -370,7 +380,8 @@ class Env:
         )
 
     def truth(self) -> dict[str, Any]:
-        """Return the episode's ground truth: each segment's prefix up to its next event, then the last."""
+        """Return the episode's ground truth: each segment's prefix up to its next event, then
+        the last segment whole."""
         path: list[str] = []
         cost = 0.0
         for i, seg in enumerate(self.segments):
@@ -385,16 +396,30 @@ class Env:
 
     # ------------------------------------------------------------ constraints
     def guarded(
-        self, checked: CallResult, batch: list[CallResult], violations: list[dict[str, Any]]
+        self,
+        checked: CallResult,
+        batch: list[CallResult],
+        violations: list[dict[str, Any]],
+        args: Any = None,
     ) -> CallResult:
         """Run a valid call unless it breaks a constraint; attempts count either way (CCTU)."""
         if not checked.valid:
             return checked
-        found = cons.check_call(
-            self.constraints, self.counters, checked.tool, [r.tool for r in batch]
+        found = (
+            cons.check_call(
+                self.prepared,
+                self.counters,
+                checked.tool,
+                [r.tool for r in batch],
+                args,
+                self.bundle.tools.get(checked.tool),
+                types=self.datatypes,
+                visible=self.visible,
+            )
+            if self.constraints
+            else []
         )
-        self.counters.calls += 1
-        self.counters.per_tool[checked.tool] = self.counters.per_tool.get(checked.tool, 0) + 1
+        self.counters.attempt(checked.tool)
         if found:
             for v in found:
                 violations.append({**v, "call": batch.index(checked)})
@@ -405,10 +430,7 @@ class Env:
 
     def end_round(self, results: list[CallResult]) -> None:
         """Close a round of calls: later rounds may now depend on what succeeded in this one."""
-        self.counters.rounds += 1
-        for r in results:
-            if r.ok:
-                self.counters.first_round.setdefault(r.tool, self.counters.rounds)
+        self.counters.close_round([r.tool for r in results if r.ok])
 
     # ------------------------------------------------------------ calls
     def check(self, tool: Any, args: Any) -> CallResult:

@@ -417,7 +417,7 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     entry = getattr(registry, "validator_kinds", {}).get(kind)
     if entry is not None:
         declared = {name for name, _, _ in params}
-        for needed in sorted(set(entry.params) - declared):
+        for needed in sorted(set(entry.params) - declared - entry.optional):
             raise fail(
                 f"constraint '{node.name}' of kind '{kind}' needs a parameter '{needed}'", node.span
             )

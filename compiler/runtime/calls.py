@@ -1,0 +1,104 @@
+"""What a constraint check may read: the episode's counters and the call being checked.
+
+Kept apart from the checks so the three families of checks (resource and behaviour in
+`constraints`, toolset in `toolset`, response in `response`) share one definition without
+importing each other. The helpers here turn parameter values of any shape into something a
+check can compare, so that a badly typed parameter never makes a check raise.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from attrs import define, field
+
+
+@define
+class Counters:
+    """What the checks need to know about the episode so far (attempts count, as in CCTU).
+
+    `first_round` maps a tool to the first round in which a call of it succeeded; `first_tool`
+    is the tool of the episode's first checked call (conditional orders depend on it).
+    """
+
+    calls: int = 0
+    rounds: int = 0
+    per_tool: dict[str, int] = field(factory=dict)
+    first_round: dict[str, int] = field(factory=dict)
+    first_tool: str | None = None
+
+    def attempt(self, tool: str) -> None:
+        """Count one attempted call, rejected or not (called after it has been checked)."""
+        self.calls += 1
+        self.per_tool[tool] = self.per_tool.get(tool, 0) + 1
+        if self.first_tool is None:
+            self.first_tool = tool
+
+    def close_round(self, succeeded: list[str]) -> None:
+        """Close a round; the tools that succeeded in it count as called from this round on."""
+        self.rounds += 1
+        for tool in succeeded:
+            self.first_round.setdefault(tool, self.rounds)
+
+
+@define(slots=False)
+class Call:
+    """One call under check: its tool, the round's tool names, its arguments, the tool's spec.
+
+    `spec` is the tool's record in the bundle (`tools/internal.json`: `params` with `name` and
+    `datatype`, optionally `type`, `enum` and `required`), or None for a tool the bundle lacks.
+    `types` maps a datatype to its JSON type and enum members (see `toolset.datatype_schemas`);
+    `visible` lists the tools the task shows the agent (None: not known).
+    """
+
+    tool: str
+    batch: list[Any] = field(factory=list)
+    args: Any = None
+    spec: Any = None
+    types: Any = None
+    visible: Any = None
+
+
+def get(params: Any, key: str) -> Any:
+    """Return one parameter value, or None when absent or when `params` is not a mapping."""
+    return params.get(key) if isinstance(params, dict) else None
+
+
+def number(params: Any, key: str, default: float) -> float:
+    """Return a numeric parameter; absent, unreadable or NaN values give `default`.
+
+    Strings such as "inf" are read as CCTU writes unbounded limits.
+    """
+    value = get(params, key)
+    if value is None or isinstance(value, bool | dict | list):
+        return default
+    try:
+        out = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return default if math.isnan(out) else out
+
+
+def fmt(value: float) -> str:
+    """Format a limit for a message: integral values without a decimal point."""
+    if math.isfinite(value) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
+def names(value: Any) -> list[str]:
+    """Return the strings of a list (other items dropped); a non-list gives an empty list."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
+
+
+def text_list(value: Any) -> list[str] | None:
+    """Return a list parameter as strings, or None when it is not a list of strings and numbers.
+
+    A malformed list cannot be checked, so the caller ignores the sub-check it configures.
+    """
+    if not isinstance(value, list | tuple):
+        return None
+    if not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+        return None
+    return [str(v) for v in value]
