@@ -142,13 +142,14 @@ class Env:
     def observation(self, results: list[CallResult]) -> dict[str, Any]:
         """Return what the agent sees: the query, what it holds, its tools and the last results."""
         tools = self.available()
+        every = len(tools) == len(self.visible) == len(self.costs)  # nothing hidden or banned
         return {
             "task": self.task_id,
             "query": self.task["query"],
             "held": dict(self.held),
             "goals": list(self.task["goals"]),
             "tools": tools,
-            "costs": {t: self.costs.get(t, 0.0) for t in tools},
+            "costs": dict(self.costs) if every else {t: self.costs.get(t, 0.0) for t in tools},
             "results": [r.to_dict() for r in results],
             "feedback": self.steps[-1].get("feedback") if self.steps else None,
             "events": [e for e in self.events if e["step"] == len(self.steps) - 1]
@@ -278,6 +279,8 @@ class Env:
 
     def retrievable(self) -> list[str]:
         """Return the visible tools that are neither banned nor hidden."""
+        if not self.banned and not self.hidden:
+            return list(self.visible)
         return [t for t in self.visible if t not in self.banned and t not in self.hidden]
 
     # ------------------------------------------------------------ blockers
