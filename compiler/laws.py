@@ -72,9 +72,8 @@ class StreamRandom(random.Random):
     def rekey(self, key: bytes) -> StreamRandom:
         """Start the stream of another key, in place: a compile keys one generator per draw,
         and making a `Random` object costs more than the draw (about a microsecond)."""
-        self._key = bytes(key)
-        whole = len(self._key) // 8
-        self._ready = list(_BLOCKS[min(whole, 4)].unpack_from(self._key))[::-1]
+        self._key = key if type(key) is bytes else bytes(key)
+        self._ready = list(_BLOCKS[min(len(self._key) // 8, 4)].unpack_from(self._key)[::-1])
         self._counter = len(self._ready)
         self.gauss_next = None
         return self
@@ -92,7 +91,8 @@ class StreamRandom(random.Random):
 
     def random(self) -> float:
         """Return the next float in [0, 1), with 53 random bits."""
-        return (self._block() >> 11) * (1.0 / 9007199254740992.0)
+        ready = self._ready  # inlined `_block` for the common case: this is the hot path
+        return ((ready.pop() if ready else self._block()) >> 11) * (1.0 / 9007199254740992.0)
 
     def getrandbits(self, k: int) -> int:
         """Return an integer with `k` random bits."""
