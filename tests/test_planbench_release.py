@@ -4,15 +4,17 @@ The release (datatypes.json, baseline_tools.json, tasks.json, paths_set_catalog.
 from ../shared/reference/planbench-xl; every test is skipped when it is absent. Our tools are
 named by our own rule, so tools are compared by typed signature: (input datatypes, output).
 
-What was measured (scn solver over our 185 tools, keyed by signature; FAST=1 checks the 100
-single-input tasks and every 8th two-input task):
+What was measured (scn solver, tools keyed by signature; minimal sets bounded by the catalogue's
+largest set are searched over our 143 lookups, shortest lengths over all 185 tools; FAST=1 checks
+the 100 single-input tasks and every 8th two-input task):
 
 * The 56 datatypes (names, value types, categories, alias lists) and the 185 typed signatures
   are equal; the 42 shortcut tools (the release's `tool_sequence` ones) are exactly our
   `planbench_xl_shortcuts` group.
-* Every catalogued path set is one of our inclusion-minimal tool sets, in all 327 tasks. The
+* Every catalogued path set is one of our inclusion-minimal tool sets, in the 321 tasks that
+  finish (the 6 in `TOO_SLOW`, all two-input, do not finish in minutes and are skipped). The
   catalogue never holds a shortcut tool.
-* Our shortest length equals the catalogue's `steps` in 316 of 327 tasks. In the other 11
+* Our shortest length equals the catalogue's `steps` in 310 of those 321 tasks. In the other 11
   (0054-0056, 0131, 0132, 0278-0280, 0325-0327) a legal 4-call set exists, e.g. payment_intent_id
   -> auth_id -> payment_id -> refund_id -> refund_amount, and the catalogue lists no set below 5:
   the release dropped sets shorter than its L* >= 5 filter instead of dropping the task. The rule
@@ -53,6 +55,8 @@ pytestmark = pytest.mark.skipif(
 SHORTER_THAN_RELEASE = frozenset(
     f"retail_task_{n:04d}" for n in (54, 55, 56, 131, 132, 278, 279, 280, 325, 326, 327)
 )
+#: Two-input tasks whose bounded minimal-set search does not finish in minutes (measured).
+TOO_SLOW = frozenset(f"retail_task_{n:04d}" for n in (110, 208, 209, 224, 225, 235))
 #: The release's L* >= 5 filter (paper, appendix B.3).
 MIN_STEPS = 5
 
@@ -91,6 +95,17 @@ def _expand(overrides: dict[str, str]):
 def scenario():
     """Our scenario expanded (datatypes, tools, all 327 tasks), without solving it."""
     return _expand({"max_inputs": "2"})
+
+
+@pytest.fixture(scope="module")
+def lookups(scenario):
+    """The 143 single-step lookups only: whether a set is inclusion-minimal does not depend on
+    the other tools, and the bounded search is far slower with the 3-5 input shortcuts."""
+    return tuple(
+        solver.Tool(_key(t.inputs, t.outputs[0]), t.inputs, t.outputs)
+        for t in scenario.tools
+        if t.trusted and t.group == "planbench_xl_lookups"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -166,10 +181,10 @@ def _checked_tasks(release) -> list[dict]:
     tasks = release["tasks"]
     if fast():  # every single-input task and every 8th two-input task (not the slowest ones)
         return [t for i, t in enumerate(tasks) if t["num_inputs"] == 1 or i % 8 == 3]
-    return tasks
+    return [t for t in tasks if t["task_id"] not in TOO_SLOW]
 
 
-def test_catalog_sets_are_our_minimal_sets(release, graph) -> None:
+def test_catalog_sets_are_our_minimal_sets(release, graph, lookups) -> None:
     """Every released path set is one of our inclusion-minimal sets, and `steps` is the size of
     our smallest minimal set of at least 5 tools (our smallest overall in all but 11 tasks)."""
     sig = release["sig"]
@@ -182,11 +197,11 @@ def test_catalog_sets_are_our_minimal_sets(release, graph) -> None:
         assert all(len(s) == e["steps"] for s, e in zip(catalog, entries, strict=True)), tid
         largest = max(map(len, catalog))
         # minimal sets of at most `largest` tools: minimality does not depend on the bound
-        ours = set(solver.minimal_tool_sets(graph, start, goal, max_size=largest))
+        ours = set(solver.minimal_tool_sets(lookups, start, goal, max_size=largest))
         missing = [sorted(s) for s in catalog if s not in ours]
         assert not missing, f"{tid}: released sets that are not minimal sets of ours: {missing}"
-        shortest = solver.shortest_calls(graph, start, goal)
-        assert shortest == min(map(len, ours)), tid
+        shortest = solver.shortest_calls(graph, start, goal)  # all 185 tools
+        assert shortest == min(map(len, ours)), tid  # the shortcuts never shorten a task
         assert min(len(s) for s in ours if len(s) >= MIN_STEPS) == task["steps"], tid
         assert (shortest != task["steps"]) == (tid in SHORTER_THAN_RELEASE), tid
         if tid in SHORTER_THAN_RELEASE:
