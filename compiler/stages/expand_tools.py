@@ -307,12 +307,15 @@ class ToolBuilder:
         latency_law, latency = self.law_ref(
             node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default
         )
+        parts_attr = self.attr(node.attrs, "parts")
+        components = self.parts(parts_attr, inputs, output, env) if parts_attr else ()
         return self.add(
             ToolDef(
                 name=name,
                 params=tuple(params),
                 outputs=(output,),
-                kind="atomic",
+                kind="composite" if components else "atomic",
+                components=components,
                 group=group,
                 server=ctx.server,
                 description=describe,
@@ -324,6 +327,45 @@ class ToolBuilder:
                 span=node.span,
             )
         )
+
+    def parts(self, attr: m.Attr, inputs: list[str], output: str, env: Env) -> tuple[str, ...]:
+        """Resolve a signature's `parts "a, b -> c", ...` to the atomic tools declared before it.
+
+        A composite over arbitrary typed signatures (PlanBench-XL's shortcut tools), where a
+        chain's `composite spans` covers only contiguous stages. Each part names one earlier
+        atomic tool by its signature; the parts must run, in the order written, from the
+        composite's inputs to its output, each adding something new.
+        """
+        by_sig: dict[tuple[frozenset[str], str], list[str]] = {}
+        for t in self.tools:
+            if t.kind == "atomic" and len(t.outputs) == 1:
+                by_sig.setdefault((t.inputs, t.outputs[0]), []).append(t.name)
+        names: list[str] = []
+        held = set(inputs)
+        for value in attr.values:
+            text = str(evaluate(value, env))
+            left, arrow, right = text.partition("->")
+            part_ins = frozenset(x.strip() for x in left.split(",") if x.strip())
+            part_out = right.strip()
+            found = by_sig.get((part_ins, part_out), [])
+            if not arrow or len(found) != 1:
+                what = "no" if not found else "more than one"
+                raise fail(
+                    f"part '{text}' must name one earlier atomic tool by its signature "
+                    f"'in, ... -> out' ({what} tool has it)",
+                    value.span,
+                )
+            if not part_ins <= held or part_out in held:
+                lacking = ", ".join(sorted(part_ins - held)) or "nothing"
+                raise fail(
+                    f"part '{text}' cannot run here: it lacks {lacking} or adds nothing new",
+                    value.span,
+                )
+            held.add(part_out)
+            names.append(found[0])
+        if output not in held:
+            raise fail(f"the parts never produce the composite's output '{output}'", attr.span)
+        return tuple(names)
 
     # ------------------------------------------------------------ servers
     def server(self, node: m.Server, env: Env, ctx: GroupContext) -> None:
@@ -342,7 +384,7 @@ class ToolBuilder:
             raise fail(
                 f"a sibling's kind is noisy or blocker, not '{kind}'", a.span if a else node.span
             )
-        for base in [b for b in bases if b.kind == "atomic"]:
+        for base in [b for b in bases if b.kind in ("atomic", "composite")]:
             rng = seeded_rng(
                 ("global", "sibling", "tool"),
                 {"global": self.seed, "sibling": node.name, "tool": base.name},

@@ -29,7 +29,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     "composite": frozenset({"name", "describe", "cost", "latency"}),
     "sibling": frozenset({"kind", "suffix", "name", "describe", "returns", "success", "output", "argument"}),
     "toolset": frozenset({"name", "variant", "argument", "describe", "cost", "latency", "internal"}),
-    "signature": frozenset({"name", "describe", "cost", "latency", "variant", "internal"}),
+    "signature": frozenset({"name", "describe", "cost", "latency", "variant", "internal", "parts"}),
     "server": frozenset({"describe", "cost", "latency"}),
     "blocker": frozenset({"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}),
     "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "describe"}),
@@ -47,7 +47,7 @@ SIGNALS = frozenset({"explicit", "implicit"})
 GUARANTEES = frozenset({"solvable", "none"})
 TRIGGERS = frozenset({"schedule", "paper_schedule", "step", "fraction", "on_call", "retrieval"})
 SCOPES = frozenset({"call", "turn", "final", "plan", "episode"})
-TRUTHS = frozenset({"min_cost", "minimal_sets", "dag"})
+TRUTHS = frozenset({"min_cost", "minimal_sets", "catalog", "dag"})
 
 
 @frozen

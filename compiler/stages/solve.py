@@ -21,6 +21,11 @@ from compiler.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef
 #: How many optimal paths / minimal sets a task records before it says "truncated".
 OPTIMAL_LIMIT = 64
 MINIMAL_SET_LIMIT = 2000
+#: `truth catalog` (PlanBench-XL's released path catalogue, `solver.catalog_tool_sets`): its
+#: search depths (the release's 12 first, deeper where that finds nothing) and the smallest set it
+#: keeps (the release's L* >= 5 filter).
+CATALOG_DEPTHS = (12, 16, 24)
+CATALOG_MIN_SIZE = 5
 
 
 def _task_tools(task: TaskDef, tools: list[ToolDef], by_name: dict[str, ToolDef]) -> list[ToolDef]:
@@ -99,18 +104,39 @@ def _shape(
     goals: frozenset[str],
     need_sets: bool,
     by_name: dict[str, ToolDef],
+    catalog: bool = False,
 ) -> _Shape:
     costed = tuple(
         solver.Tool(t.name, t.inputs, frozenset(t.outputs), t.cost or 0.0) for t in tools
     )
-    limit = MINIMAL_SET_LIMIT if need_sets else GRAPH_SET_LIMIT
-    found = solver.minimal_tool_sets(costed, start, goals, limit=limit)
+    if catalog:  # over the atomic tools (the release never lists a composite), in source order
+        atomic = tuple(
+            c
+            for c, t in sorted(zip(costed, tools, strict=True), key=lambda ct: _declared(ct[1]))
+            if t.kind == "atomic"
+        )
+        found = ()
+        for depth in CATALOG_DEPTHS:  # deeper only where the release's depth finds nothing
+            found = solver.catalog_tool_sets(
+                atomic, start, goals, max_depth=depth, min_size=CATALOG_MIN_SIZE
+            )
+            if found:
+                break
+    else:
+        limit = MINIMAL_SET_LIMIT if need_sets else GRAPH_SET_LIMIT
+        found = solver.minimal_tool_sets(costed, start, goals, limit=limit)
     return _Shape(
         problem=solver.MinCostProblem(costed, start, goals),
         sets=found if need_sets else (),
         graph=_solution_graph(found[:GRAPH_SET_LIMIT], costed, start, goals, by_name),
         margins={},
     )
+
+
+def _declared(tool: ToolDef) -> tuple[str, int, int]:
+    """Where a tool was declared: `truth catalog` tries a goal's producers in this order."""
+    span = tool.span
+    return (span.file, span.line, span.column) if span is not None else ("", 0, 0)
 
 
 def solve_task(
@@ -133,15 +159,16 @@ def solve_task(
         )
         return GroundTruth(task.id, False)
     truth = GroundTruth(task.id, True, answer=answer)
-    need_sets = task.truth == "minimal_sets" or bool(bans)
+    catalog = task.truth == "catalog"
+    need_sets = task.truth in ("minimal_sets", "catalog") or bool(bans)
     if task.truth == "dag":
         return _solve_dag(task, truth, by_name, start, errors)
-    key = (tuple(t.name for t in tools), start, goals, need_sets)
+    key = (tuple(t.name for t in tools), start, goals, need_sets, catalog)
     shape = cache.get(key)
     if shape is None:
-        shape = cache[key] = _shape(tools, start, goals, need_sets, by_name)
+        shape = cache[key] = _shape(tools, start, goals, need_sets, by_name, catalog)
     sets = shape.sets
-    if task.truth == "minimal_sets":
+    if task.truth in ("minimal_sets", "catalog"):
         if not sets:
             errors.error(
                 f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'}",
