@@ -22,8 +22,8 @@ DOMAINS = {
         "CostBench-shaped travel planning: typed chains with composite tools and costs",
     ),
     "retail": (
-        "planbench",
-        "PlanBench-XL-shaped retail lookups: aliased datatypes, typed signatures, noisy siblings",
+        "planbench_xl",
+        "PlanBench-XL retail: the released datatypes, typed tools, siblings and tasks",
     ),
     "multi_mcp": ("servers", "TPS-Bench-shaped MCP servers with tasks made of dependent subtasks"),
 }

@@ -246,7 +246,7 @@ def test_domains_lists_every_builtin_domain() -> None:
     assert result.exit_code == 0
     for name, default in (
         ("travel", "costbench"),
-        ("retail", "planbench"),
+        ("retail", "planbench_xl"),
         ("multi_mcp", "servers"),
     ):
         assert f"{name}  (plugin builtin; " in result.stdout
