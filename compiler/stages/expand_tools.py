@@ -356,11 +356,12 @@ class ToolBuilder:
                     value.span,
                 )
             if not part_ins <= held or part_out in held:
-                lacking = ", ".join(sorted(part_ins - held)) or "nothing"
-                raise fail(
-                    f"part '{text}' cannot run here: it lacks {lacking} or adds nothing new",
-                    value.span,
+                why = (
+                    f"it lacks {', '.join(sorted(part_ins - held))}"
+                    if not part_ins <= held
+                    else f"{part_out} is already held"
                 )
+                raise fail(f"part '{text}' cannot run here: {why}", value.span)
             held.add(part_out)
             names.append(found[0])
         if output not in held:
