@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import frozen
 
-from compiler import solver
+from compiler import solver, task_kinds
 from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
 from compiler.laws import seeded_rng
 
@@ -91,6 +91,8 @@ class GeneratorContext:
     seed: int
     tools: tuple[solver.Tool, ...]
     datatypes: tuple[str, ...]
+    #: The atomic tools, in declaration order (PlanBench-XL's catalogue rule depends on it).
+    atomic: tuple[solver.Tool, ...] = ()
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:
@@ -141,11 +143,26 @@ def reachable(
     max_length: int | None = None,
     targets: Sequence[str] | None = None,
     sources: Sequence[str] | None = None,
+    length: str = "shortest",
+    kinds: Sequence[str] | None = None,
 ) -> list[Record]:
-    """Return (inputs, target) pairs whose shortest solution has `min_length..max_length` calls.
+    """Return (inputs, target) pairs whose solution length is in `min_length..max_length`.
 
     Sources default to the datatypes some tool takes as input; targets to every datatype.
+    `length` is `shortest` (the fewest calls) or `catalog` (the smallest set PlanBench-XL's
+    catalogue rule lists with at least `min_length` tools, over the atomic tools: the release's
+    L*). With `catalog`, two-input pairs also get a `kind` (`compiler.task_kinds.KINDS`), and
+    `kinds` keeps only those: `kinds=["both_inputs_required"]` is the paper's "every declared
+    input is needed" filter.
     """
+    if length not in ("shortest", "catalog"):
+        raise ValueError(f"length is 'shortest' or 'catalog', not {length!r}")
+    if kinds is not None:
+        unknown = sorted(set(kinds) - set(task_kinds.KINDS))
+        if unknown or length != "catalog":
+            raise ValueError(
+                f"kinds need length='catalog' and are among {', '.join(task_kinds.KINDS)}"
+            )
     sizes = (
         as_iterable(inputs, None)
         if isinstance(inputs, (list, tuple, range))
@@ -153,6 +170,7 @@ def reachable(
     )
     srcs = sorted(set(sources) if sources is not None else {d for t in ctx.tools for d in t.inputs})
     tgts = sorted(set(targets) if targets is not None else set(ctx.datatypes))
+    inputs_of = {t.name: t.inputs for t in ctx.atomic}
     out = []
     for size in sizes:
         for combo in itertools.combinations(srcs, size):
@@ -161,14 +179,24 @@ def reachable(
             for target in tgts:
                 if target in start or target not in reach:
                     continue
-                length = solver.shortest_calls(ctx.tools, start, frozenset({target}))
+                kind = None
+                if length == "catalog":
+                    sets = task_kinds.release_catalog(ctx.atomic, combo, [target], min_length)
+                    calls = len(sets[0]) if sets else None
+                    if calls is not None and size == 2:
+                        use = task_kinds.input_use(sets, inputs_of, combo)
+                        kind = task_kinds.two_input_kind(use, combo, ctx.atomic)
+                else:
+                    calls = solver.shortest_calls(ctx.tools, start, frozenset({target}))
                 if (
-                    length is None
-                    or length < min_length
-                    or (max_length is not None and length > max_length)
+                    calls is None
+                    or calls < min_length
+                    or (max_length is not None and calls > max_length)
+                    or (kinds is not None and kind not in kinds)
                 ):
                     continue
-                out.append(Record.of({"inputs": list(combo), "target": target, "length": length}))
+                fields = {"inputs": list(combo), "target": target, "length": calls}
+                out.append(Record.of(fields if kind is None else {**fields, "kind": kind}))
     return out
 
 

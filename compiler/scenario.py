@@ -232,6 +232,10 @@ class GroundTruth:
     ban_margin: int | None = None
     answer: tuple[tuple[str, str], ...] = ()
     edges: tuple[tuple[str, str, str], ...] = ()
+    #: Two-input tasks with tool sets: which inputs the sets read and the task kind
+    #: (`compiler.task_kinds`); None otherwise.
+    input_use: str | None = None
+    task_kind: str | None = None
 
 
 @frozen

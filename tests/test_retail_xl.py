@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_solver import brute_minimal_sets, tool_graphs
 
-from compiler import solver
+from compiler import solver, task_kinds
 from compiler.api import compile_source
 from compiler.context import CompileContext
 from compiler.diagnostics import ScnError
@@ -120,14 +120,16 @@ def _assert_reported(text: str, message: str) -> None:
     assert any(message in d.message and d.span is not None for d in diagnostics), diagnostics
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tool_graphs())
 def test_catalog_sets_are_minimal_sets(graph) -> None:
-    """Without a depth bound, every set the release rule returns is one of the exact
-    inclusion-minimal sets (checked by brute force), and it returns some set when one exists."""
+    """Every set the release rule returns reaches the goals, and every set `release_catalog`
+    keeps is one of the exact inclusion-minimal sets (checked by brute force)."""
     tools, _, start, goals = graph
     tools = [t for t in tools if len(t.outputs) == 1]  # the release's tools have one output
     exact = set(brute_minimal_sets(tools, start, goals))
-    found = solver.catalog_tool_sets(tools, start, goals, max_depth=100)
-    assert set(found) <= exact
-    assert bool(found) == bool(exact)
+    raw = solver.catalog_tool_sets(tools, start, goals, max_depth=100)
+    by_name = {t.name: t for t in tools}
+    assert all(goals <= solver.reachable([by_name[n] for n in s], start) for s in raw)
+    assert bool(raw) <= bool(exact)
+    assert set(task_kinds.release_catalog(tools, start, goals, min_size=0)) <= exact

@@ -160,6 +160,9 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
             "ban_margin": truth.ban_margin,
             "answer": dict(truth.answer),
             "graph": graph,
+            # two-input tasks only, so bundles of other tasks keep their bytes
+            **({"input_use": truth.input_use} if truth.input_use else {}),
+            **({"task_kind": truth.task_kind} if truth.task_kind else {}),
         },
     }
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from compiler import solver
+from compiler import solver, task_kinds
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnSemanticError
 from compiler.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
@@ -21,11 +21,6 @@ from compiler.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef
 #: How many optimal paths / minimal sets a task records before it says "truncated".
 OPTIMAL_LIMIT = 64
 MINIMAL_SET_LIMIT = 2000
-#: `truth catalog` (PlanBench-XL's released path catalogue, `solver.catalog_tool_sets`): its
-#: search depths (the release's 12 first, deeper where that finds nothing) and the smallest set it
-#: keeps (the release's L* >= 5 filter).
-CATALOG_DEPTHS = (12, 16, 24)
-CATALOG_MIN_SIZE = 5
 
 
 def _task_tools(task: TaskDef, tools: list[ToolDef], by_name: dict[str, ToolDef]) -> list[ToolDef]:
@@ -115,13 +110,7 @@ def _shape(
             for c, t in sorted(zip(costed, tools, strict=True), key=lambda ct: _declared(ct[1]))
             if t.kind == "atomic"
         )
-        found = ()
-        for depth in CATALOG_DEPTHS:  # deeper only where the release's depth finds nothing
-            found = solver.catalog_tool_sets(
-                atomic, start, goals, max_depth=depth, min_size=CATALOG_MIN_SIZE
-            )
-            if found:
-                break
+        found = task_kinds.release_catalog(atomic, start, goals)
     else:
         limit = MINIMAL_SET_LIMIT if need_sets else GRAPH_SET_LIMIT
         found = solver.minimal_tool_sets(costed, start, goals, limit=limit)
@@ -200,6 +189,11 @@ def solve_task(
             answer=answer,
             edges=_edges([path], start, by_name),
         )
+        if len(start) == 2:
+            given = sorted(start)
+            use = task_kinds.input_use(sets, {t.name: t.inputs for t in tools}, given)
+            kind = task_kinds.two_input_kind(use, given, costed)
+            truth = attrs.evolve(truth, input_use=use, task_kind=kind)
     else:
         solution = shape.problem.solve(dict(task.costs), limit=OPTIMAL_LIMIT)
         if solution.best is None:

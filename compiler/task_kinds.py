@@ -1,0 +1,122 @@
+"""PlanBench-XL's path catalogue and what each input of a two-input task is for.
+
+`release_catalog` is the release's rule for which tool sets a task lists (see
+`compiler.solver.catalog_tool_sets`) with its constants; `truth catalog` and the `reachable`
+generator both use it.
+
+The paper says every declared input of a multi-input task is needed (appendix B.3), but only 25
+of the release's 227 two-input tasks are like that. The release labels each task twice, and both
+labels follow from its path catalogue (tests/test_planbench_release.py checks all 227):
+
+* usefulness, from which inputs each catalogued tool set reads: `all_both` (every set reads
+  both), `both_and_single` (some do, some read one), `all_single_both_sides` (every set reads one
+  input, and each input is read by some set), `all_single_one_side` (every set reads the same one);
+* kind: `both_inputs_required` (all_both), `mixed_both_and_single` (both_and_single),
+  `single_input_split_paths` (every set reads one input, both inputs are used, and neither input
+  can be derived from the other) and `single_input_redundant` (the rest: one input suffices, or
+  one can be derived from the other).
+
+A set "reads" an input when one of its tools takes it as an argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from compiler import solver
+
+__all__ = ["KINDS", "USEFULNESS", "input_use", "release_catalog", "two_input_kind"]
+
+#: The release's search depth first, deeper only where it finds nothing (1 of 327 tasks).
+CATALOG_DEPTHS = (12, 16, 24)
+#: The smallest set the release keeps: its L* >= 5 filter drops shorter sets, not the task.
+CATALOG_MIN_SIZE = 5
+
+USEFULNESS = ("all_both", "both_and_single", "all_single_both_sides", "all_single_one_side")
+KINDS = (
+    "both_inputs_required",
+    "mixed_both_and_single",
+    "single_input_split_paths",
+    "single_input_redundant",
+)
+
+
+def release_catalog(
+    atomic: Sequence[solver.Tool],
+    start: Iterable[str],
+    goals: Iterable[str],
+    min_size: int = CATALOG_MIN_SIZE,
+) -> tuple[frozenset[str], ...]:
+    """Return the tool sets the release's catalogue lists, over atomic tools in declaration order.
+
+    The memoised search can return a set that is not inclusion-minimal (two tools making the
+    same datatype on different branches, so one of them never adds anything): such sets are
+    dropped, as the release's own sets are all minimal (tests/test_planbench_release.py).
+    """
+    start, goals = frozenset(start), frozenset(goals)
+    by_name = {t.name: t for t in atomic}
+    found: tuple[frozenset[str], ...] = ()
+    for depth in CATALOG_DEPTHS:
+        found = tuple(
+            s
+            for s in solver.catalog_tool_sets(
+                atomic, start, goals, max_depth=depth, min_size=min_size
+            )
+            if _minimal([by_name[n] for n in sorted(s)], start, goals)
+        )
+        if found:
+            break
+    return found
+
+
+def _reaches(tools: Sequence[solver.Tool], start: frozenset[str], goals: frozenset[str]) -> bool:
+    return goals <= solver.reachable(tools, start)
+
+
+def _minimal(tools: list[solver.Tool], start: frozenset[str], goals: frozenset[str]) -> bool:
+    """Whether the set reaches the goals and no set with one tool fewer does (reaching is
+    monotone in the set, so this is inclusion-minimality)."""
+    return _reaches(tools, start, goals) and not any(
+        _reaches(tools[:i] + tools[i + 1 :], start, goals) for i in range(len(tools))
+    )
+
+
+def input_use(
+    sets: Iterable[Iterable[str]], inputs_of: Mapping[str, frozenset[str]], given: Sequence[str]
+) -> str | None:
+    """Return the usefulness label of a two-input task's tool sets (None if not two inputs or no
+    sets)."""
+    if len(given) != 2:
+        return None
+    a, b = given
+    sides: set[str] = set()
+    for tool_set in sets:
+        read = frozenset().union(*(inputs_of[t] for t in tool_set))
+        sides.add("both" if a in read and b in read else "a" if a in read else "b")
+    if not sides:
+        return None
+    if sides == {"both"}:
+        return "all_both"
+    if "both" in sides:
+        return "both_and_single"
+    return "all_single_both_sides" if len(sides) == 2 else "all_single_one_side"
+
+
+def two_input_kind(
+    usefulness: str | None, given: Sequence[str], tools: Iterable[solver.Tool]
+) -> str | None:
+    """Return the task kind for a usefulness label; ``tools`` decide whether one input can be
+    derived from the other."""
+    if usefulness is None:
+        return None
+    if usefulness == "all_both":
+        return "both_inputs_required"
+    if usefulness == "both_and_single":
+        return "mixed_both_and_single"
+    if usefulness == "all_single_both_sides":
+        tools = tuple(tools)
+        a, b = given
+        derived = b in solver.reachable(tools, [a]) or a in solver.reachable(tools, [b])
+        if not derived:
+            return "single_input_split_paths"
+    return "single_input_redundant"
