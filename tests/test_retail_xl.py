@@ -133,3 +133,23 @@ def test_catalog_sets_are_minimal_sets(graph) -> None:
     assert all(goals <= solver.reachable([by_name[n] for n in s], start) for s in raw)
     assert bool(raw) <= bool(exact)
     assert set(task_kinds.release_catalog(tools, start, goals, min_size=0)) <= exact
+
+
+def test_oracle_plays_the_bundle(tmp_path: Path) -> None:
+    """The runtime plays the full bundle: the oracle succeeds on a spread of tasks (one and two
+    inputs) with no invalid call, and every task's recorded path is one of its tool sets."""
+    from compiler.emit.bundle import write_bundle
+    from compiler.runtime.agents import AGENTS
+    from compiler.runtime.bundle import LoadedBundle
+    from compiler.runtime.run import episode
+
+    write_bundle(_compile("verify"), tmp_path / "xl")
+    bundle = LoadedBundle.load(tmp_path / "xl")
+    task_ids = list(bundle.tasks)[::25]
+    assert len(task_ids) >= 13
+    for task_id in task_ids:
+        record = episode(bundle, task_id, AGENTS["oracle"][0](0), "oracle")
+        outcome = record["outcome"]
+        assert outcome["success"] and outcome["invalid_calls"] == 0, task_id
+        sets = {frozenset(s) for s in bundle.tasks[task_id]["truth"]["minimal_sets"]}
+        assert frozenset(outcome["path"]) in sets, task_id
