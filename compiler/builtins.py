@@ -142,14 +142,15 @@ def reachable(
     min_length: int = 1,
     max_length: int | None = None,
     targets: Sequence[str] | None = None,
-    sources: Sequence[str] | None = None,
+    sources: Sequence[str] | str | None = None,
     length: str = "shortest",
     kinds: Sequence[str] | None = None,
 ) -> list[Record]:
     """Return (inputs, target) pairs whose solution length is in `min_length..max_length`.
 
-    Sources default to the datatypes some tool takes as input; targets to every datatype.
-    `length` is `shortest` (the fewest calls) or `catalog` (the smallest set PlanBench-XL's
+    Sources default to the datatypes some tool takes as input (`sources="all"`: every datatype,
+    so an input may be useless, as in most of PlanBench-XL's two-input tasks); targets default
+    to every datatype. `length` is `shortest` (the fewest calls) or `catalog` (the smallest set PlanBench-XL's
     catalogue rule lists with at least `min_length` tools, over the atomic tools: the release's
     L*). With `catalog`, two-input pairs also get a `kind` (`compiler.task_kinds.KINDS`), and
     `kinds` keeps only those: `kinds=["both_inputs_required"]` is the paper's "every declared
@@ -168,7 +169,12 @@ def reachable(
         if isinstance(inputs, (list, tuple, range))
         else [as_int(inputs, None)]
     )
-    srcs = sorted(set(sources) if sources is not None else {d for t in ctx.tools for d in t.inputs})
+    if sources == "all":
+        srcs = sorted(ctx.datatypes)
+    else:
+        srcs = sorted(
+            set(sources) if sources is not None else {d for t in ctx.tools for d in t.inputs}
+        )
     tgts = sorted(set(targets) if targets is not None else set(ctx.datatypes))
     inputs_of = {t.name: t.inputs for t in ctx.atomic}
     out = []
