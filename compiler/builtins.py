@@ -152,8 +152,8 @@ def reachable(
     so an input may be useless, as in most of PlanBench-XL's two-input tasks); targets default
     to every datatype. `length` is `shortest` (the fewest calls) or `catalog` (the smallest
     set PlanBench-XL's catalogue rule lists with at least `min_length` tools, over the atomic
-    tools: the release's L*). With `catalog`, two-input pairs also get a `kind` (`compiler.task_kinds.KINDS`), and
-    `kinds` keeps only those: `kinds=["both_inputs_required"]` is the paper's "every declared
+    tools: the release's L*). With `catalog`, two-input pairs also get a `kind`
+    (`compiler.task_kinds.KINDS`), and `kinds` keeps only those: `kinds=["both_inputs_required"]` is the paper's "every declared
     input is needed" filter.
     """
     if length not in ("shortest", "catalog"):
