@@ -153,8 +153,8 @@ def reachable(
     to every datatype. `length` is `shortest` (the fewest calls) or `catalog` (the smallest
     set PlanBench-XL's catalogue rule lists with at least `min_length` tools, over the atomic
     tools: the release's L*). With `catalog`, two-input pairs also get a `kind`
-    (`compiler.task_kinds.KINDS`), and `kinds` keeps only those: `kinds=["both_inputs_required"]` is the paper's "every declared
-    input is needed" filter.
+    (`compiler.task_kinds.KINDS`), and `kinds` keeps only those:
+    `kinds=["both_inputs_required"]` is the paper's "every declared input is needed" filter.
     """
     if length not in ("shortest", "catalog"):
         raise ValueError(f"length is 'shortest' or 'catalog', not {length!r}")
