@@ -153,3 +153,27 @@ def test_oracle_plays_the_bundle(tmp_path: Path) -> None:
         assert outcome["success"] and outcome["invalid_calls"] == 0, task_id
         sets = {frozenset(s) for s in bundle.tasks[task_id]["truth"]["minimal_sets"]}
         assert frozenset(outcome["path"]) in sets, task_id
+
+
+def test_reachable_labels_and_filters_two_input_kinds() -> None:
+    """`reachable(length="catalog", kinds=...)`: a pair whose only route reads both inputs is
+    `both_inputs_required` (the paper's filter keeps it); one whose target one input reaches
+    alone, with the other useless, is `single_input_redundant`."""
+    from compiler import builtins
+
+    chain = [("m1", "m2"), ("m2", "m3"), ("m3", "m4"), ("m4", "y")]
+    tools = [solver.Tool("t0", ["a", "b"], ["m1"]), solver.Tool("u0", ["c"], ["m1"])]
+    tools += [solver.Tool(f"t{i + 1}", [i_], [o]) for i, (i_, o) in enumerate(chain)]
+    ctx = builtins.GeneratorContext(0, tuple(tools), ("a", "b", "c", "m1", "m2", "m3", "m4", "y"))
+    ctx = builtins.GeneratorContext(0, ctx.tools, ctx.datatypes, ctx.tools)
+
+    def pairs(**kw):
+        found = builtins.reachable(ctx, inputs=2, min_length=5, length="catalog", **kw)
+        return {(tuple(r.get("inputs")), r.get("target")): r.get("kind") for r in found}
+
+    every = pairs(sources="all")
+    assert every[(("a", "b"), "y")] == "both_inputs_required"
+    assert every[(("a", "c"), "y")] == "single_input_redundant"
+    assert set(pairs(sources="all", kinds=["both_inputs_required"])) == {(("a", "b"), "y")}
+    with pytest.raises(ValueError):
+        builtins.reachable(ctx, kinds=["both_inputs_required"])  # kinds need length="catalog"
