@@ -8,6 +8,7 @@ scorers. Agents are registered through the `scn_register_agents` hook like any p
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -48,6 +49,7 @@ class OracleAgent:
         self.task = task
         layers = task["truth"].get("layers") or [[t] for t in task["truth"]["path"]]
         self.plan = [list(layer) for layer in layers]
+        self.reference = (task.get("info") or {}).get("reference_plan")
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         held = observation["held"]
@@ -63,6 +65,8 @@ class OracleAgent:
                 observation["goals"],
             )
             self.plan = [[t] for t in path]
+        if not self.plan and self.reference is not None:  # a plan-judged task: submit its plan
+            return {"type": "answer", "answer": json.dumps(self.reference)}
         if not self.plan:
             return _answer_goals(observation["goals"], held)
         layer = self.plan.pop(0)

@@ -80,6 +80,7 @@ class Env:
     segments: list[dict[str, Any]] = field(init=False, factory=list)
     call_steps: int = field(init=False, default=0)
     trigger_at: int | None = field(init=False, default=None)
+    plan_checks: dict[str, Any] | None = field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -133,6 +134,7 @@ class Env:
             }
         ]
         self.trigger_at = None
+        self.plan_checks = None
         if self.rule is not None and self.blocks > 0:
             self.trigger_at = bl.next_trigger(
                 None, len(truth["path"]), self.blocks, 0, self.rule.get("trigger", "schedule")
@@ -223,6 +225,12 @@ class Env:
             else:
                 self.answer = text
                 self.done = True
+                if self.bundle.world is not None:  # a plan, judged once by the plan validators
+                    self.plan_checks, problems = self.bundle.world.check_plan(
+                        self.task, text, self.constraints
+                    )
+                    violations = [cons.violation(c, p) for c, p in problems]
+                    feedback = "\n".join(v["message"] for v in violations) or None
         else:
             error = "an action is a dict with type 'call', 'parallel', 'retrieve' or 'answer'"
         self.steps.append(
@@ -429,7 +437,7 @@ class Env:
             return CallResult(
                 checked.tool, False, True, error="\n".join(v["message"] for v in found)
             )
-        return self.execute(checked)
+        return self.execute(checked, args)
 
     def end_round(self, results: list[CallResult]) -> None:
         """Close a round of calls: later rounds may now depend on what succeeded in this one."""
@@ -464,6 +472,8 @@ class Env:
             return CallResult(
                 name, False, False, error=f"{name}: wrong arguments ({'; '.join(parts)})"
             )
+        if self.bundle.world is not None and self.bundle.world.serves(name):
+            return CallResult(name, True, True)  # free arguments, answered by the world
         for pname, datatype in params.items():
             if datatype not in self.held:
                 return CallResult(
@@ -475,9 +485,18 @@ class Env:
                 )
         return CallResult(name, True, True)
 
-    def execute(self, checked: CallResult) -> CallResult:
-        """Run a validated call through the bundle's stub and update the held state."""
+    def execute(self, checked: CallResult, sent: Any = None) -> CallResult:
+        """Run a validated call through the bundle's stub (or its world) and update the held
+        state (a world's answers are data to read, not values to hold)."""
         spec = self.bundle.tools[checked.tool]
+        world = self.bundle.world
+        if world is not None and world.serves(checked.tool):
+            answer = world.call(checked.tool, sent)
+            cost = self.costs.get(checked.tool, 0.0)
+            if not answer.get("ok"):
+                return CallResult(checked.tool, False, True, error=answer.get("error"), cost=cost)
+            output = spec["outputs"][0] if spec["outputs"] else None
+            return CallResult(checked.tool, True, True, output, answer.get("value"), cost=cost)
         args = {p["name"]: self.held[p["datatype"]] for p in spec["params"]}
         result = self.bundle.stubs.TOOLS[checked.tool](self.bundle.backend, args)
         cost = self.costs.get(checked.tool, self.bundle.cost(self.task, checked.tool))
@@ -495,6 +514,12 @@ class Env:
     # ------------------------------------------------------------ outcome
     def success(self) -> bool:
         """Return whether every goal is held and the final answer contains each goal's value."""
+        if self.plan_checks is not None or self.bundle.world is not None:
+            checks = self.plan_checks or {}
+            groups = [v for v in checks.values() if isinstance(v, dict)]
+            return checks.get("delivered") is True and not any(
+                verdict is False for g in groups for verdict in g.values()
+            )
         goals = self.task["goals"]
         if not all(g in self.held for g in goals):
             return False
@@ -516,4 +541,5 @@ class Env:
             "steps": len(self.steps),
             "truth": self.truth(),
             "events": list(self.events),
+            **({"plan_checks": self.plan_checks} if self.bundle.world is not None else {}),
         }

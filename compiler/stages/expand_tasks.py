@@ -13,8 +13,6 @@ import datetime as _dt
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import attrs
-
 from compiler import builtins, solver
 from compiler import model as m
 from compiler.context import CompileContext
@@ -331,17 +329,17 @@ class TaskBuilder:
                 )
             if not goals:
                 goals = sorted({s.output for s in subtasks})
-        if not goals:
-            raise fail(f"task '{task_id}' has no goal", node.span)
-        tools_value = self.one(attrs_, "tools", scope)
-        visible = (
-            self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
-        )
         truth_attr = attrs_.get("truth")
         truth = (
             truth_attr[0].values[0].template.text
             if truth_attr and truth_attr[0].values[0].template
             else ("dag" if subtasks else "min_cost")
+        )
+        if not goals and truth != "reference":
+            raise fail(f"task '{task_id}' has no goal", node.span)
+        tools_value = self.one(attrs_, "tools", scope)
+        visible = (
+            self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
         )
         self._task_index += 1
         record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)

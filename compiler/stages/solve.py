@@ -127,6 +127,8 @@ def solve_task(
     start = frozenset(d for d, _ in task.given)
     goals = frozenset(task.goals)
     answer = tuple((g, values.get(g, "")) for g in task.goals)
+    if task.truth == "reference":  # a reference answer judged by the plan validators (verify)
+        return GroundTruth(task.id, True, cost=0.0, calls=0)
     if goals <= start:
         errors.error(
             f"task '{task.id}' is solved before any call: its goal is already given", task.span

@@ -8,6 +8,7 @@ and end holding every goal with the recorded answer; a do-nothing run must fail 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnVerifyError
 from compiler.emit.bundle import Bundle, write_files
-
+from compiler.runtime import world
 
 #: The bundle files the stubs need on disk.
 STUB_FILES = ("stubs.py", "backend.jsonl")
@@ -57,6 +58,38 @@ def replay(
     return held, None
 
 
+class _PlanJudge:
+    """Judges tasks whose truth is a reference answer: it must keep every plan-scope
+    constraint of the bundle, and an empty answer must keep none of the task's verdicts."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.loaded = False
+        self.world: Any = None
+        self.constraints: list[dict[str, Any]] = []
+
+    def problem(self, task: dict[str, Any]) -> str | None:
+        if not self.loaded:
+            self.loaded = True
+            self.world = world.load(self.bundle.files)
+            self.constraints = self.bundle.json("scenario.json").get("constraints", [])
+        if self.world is None:
+            return "its truth is a reference answer, but the bundle ships no world to judge it"
+        reference = (task.get("info") or {}).get("reference_plan")
+        if reference is None:
+            return "its truth is a reference answer, but it records none (info reference_plan)"
+        checks, problems = self.world.check_plan(task, json.dumps(reference), self.constraints)
+        if problems or not checks.get("delivered"):
+            shown = "; ".join(f"{c['name']}: {p}" for c, p in problems[:3]) or "not delivered"
+            return f"the reference answer breaks its constraints ({shown})"
+        empty, _ = self.world.check_plan(task, "", self.constraints)
+        if empty.get("delivered") or not any(
+            v is False for g in empty.values() if isinstance(g, dict) for v in g.values()
+        ):
+            return "an empty answer is not rejected"
+        return None
+
+
 def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     """Check that every task's ground truth replays and that doing nothing solves no task.
 
@@ -71,7 +104,15 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         stubs = load_stubs(folder)
         backend = stubs.Backend.load(folder)
     tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
+    judge = _PlanJudge(bundle)
     for task in bundle.jsonl("tasks.jsonl"):
+        if task["truth"].get("kind") == "reference":
+            problem = judge.problem(task)
+            if problem is not None:
+                errors.error(f"task '{task['id']}': {problem}", code="verify")
+            if len(errors.items) >= 100:
+                break
+            continue
         goals = task["goals"]
         if all(g in task["given"] for g in goals):
             errors.error(
