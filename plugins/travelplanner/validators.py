@@ -58,6 +58,12 @@ def _p(params: Any, key: str, default: Any) -> Any:
     return default if value is None else value
 
 
+def _field(params: Any, default: str) -> str:
+    """The query field a hard constraint reads (parameter `field`)."""
+    value = _p(params, "field", default)
+    return value if isinstance(value, str) else default
+
+
 def _days(plan: Plan, query: Any) -> tuple[Day, ...]:
     """The days the released evaluator reads: the first min(days, len(plan))."""
     n = _int(_q(query, "days"), len(plan.days))
@@ -65,7 +71,7 @@ def _days(plan: Plan, query: Any) -> tuple[Day, ...]:
 
 
 def _people(query: Any) -> int:
-    return max(1, _int(_q(query, "people"), 1))
+    return min(10**6, max(1, _int(_q(query, "people"), 1)))  # parties beyond that are nonsense
 
 
 def _stays(db: Database, days: tuple[Day, ...]) -> list[dict[str, Any]]:
@@ -137,7 +143,7 @@ def complete_information(params: Any, plan: Plan, query: Any, db: Database) -> l
     days = _days(plan, query)
     if len(plan.days) != n:
         out.append(f"the plan has {len(plan.days)} days; the trip has {n}")
-    org = _q(query, "org")
+    org = _str(_q(query, "org"))
     visited = {c for d in days for c in d.cities()} - {org}
     want = _int(_q(query, "visiting_city_number"), -1)
     if len(visited) != want:
@@ -227,7 +233,7 @@ def reasonable_route(params: Any, plan: Plan, query: Any, db: Database) -> list[
         return [NOT_DELIVERED]
     days = _days(plan, query)
     sequence = [c for d in days for c in d.cities()]
-    org, dest = _q(query, "org"), _q(query, "dest")
+    org, dest = _str(_q(query, "org")), _str(_q(query, "dest"))
     out = []
     if not days or not days[0].travel or days[0].origin != org:
         out.append(f"the trip does not start from {org}")
@@ -361,7 +367,7 @@ def plan_cost(
 
 def budget(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | None:
     """The total cost stays within the query's budget (`field`)."""
-    limit = _q(query, _p(params, "field", "budget"))
+    limit = _q(query, _field(params, "budget"))
     if isinstance(limit, bool) or not isinstance(limit, (int, float)):
         return None
     if not plan.delivered:
@@ -379,7 +385,7 @@ def budget(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | Non
 def room_rule(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | None:
     """Every stay allows what the party needs (`field`: parties, smoking, pets, visitors,
     children under 10)."""
-    rule = _str(_q(query, _p(params, "field", "house_rule")))
+    rule = _str(_q(query, _field(params, "house_rule")))
     if rule is None:
         return None
     if not plan.delivered:
@@ -399,19 +405,19 @@ def _dedupe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def cuisine(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | None:
     """The meals outside the origin city cover every requested cuisine (`field`). Every meal
     counts; the release stops reading a day at its first meal in the origin city."""
-    wanted = _q(query, _p(params, "field", "cuisine"))
+    wanted = _q(query, _field(params, "cuisine"))
     if not isinstance(wanted, list) or not wanted:
         return None
     if not plan.delivered:
         return [NOT_DELIVERED]
-    org = _q(query, "org")
+    org = _str(_q(query, "org"))
     served: set[str] = set()
     for day in _days(plan, query):
         for _, place in day.meals:
             row = db.meal(*place) if place is not None and place[1] != org else None
             if row is not None:
                 served.update(c.strip() for c in row["Cuisines"].split(","))
-    missing = [str(c) for c in wanted if c not in served]
+    missing = [str(c) for c in wanted if str(c) not in served]
     return [f"no meal serves {', '.join(missing)}"] if missing else []
 
 
@@ -426,14 +432,14 @@ ROOM_TYPE_ALLOWS = {
 
 def room_type(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | None:
     """Every stay is of the requested room type (`field`)."""
-    wanted = _str(_q(query, _p(params, "field", "room_type")))
+    wanted = _str(_q(query, _field(params, "room_type")))
     if wanted is None:
         return None
     if not plan.delivered:
         return [NOT_DELIVERED]
     allowed = ROOM_TYPE_ALLOWS.get(wanted, ())
     return [
-        f"{row['NAME']} is a {row['room type']}, not a {wanted}"
+        f"{row['NAME']} is of room type {row['room type']}, not {wanted}"
         for row in _dedupe(_stays(db, _days(plan, query)))
         if row["room type"] not in allowed
     ]
@@ -441,7 +447,7 @@ def room_type(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | 
 
 def transport_ban(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | None:
     """No leg uses the banned mode (`field`: 'no flight' or 'no self-driving')."""
-    rule = _str(_q(query, _p(params, "field", "transportation")))
+    rule = _str(_q(query, _field(params, "transportation")))
     if rule is None:
         return None
     if not plan.delivered:
