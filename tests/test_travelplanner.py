@@ -1,0 +1,198 @@
+"""travel/travelplanner end to end: the generated sandbox and its laws, the queries' levels and
+splits, the search tools at run time, reference plans replayed by the oracle, and the scores."""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from compiler.api import compile_target
+from compiler.diagnostics import ScnDataError
+from compiler.emit.bundle import write_bundle
+from compiler.runtime import world as worlds
+from compiler.runtime.agents import AGENTS
+from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.env import Env
+from compiler.runtime.run import read_trajectories, run
+from compiler.scoring.families import score_records
+from plugins.travelplanner import sandbox
+from plugins.travelplanner.database import Database
+
+
+@pytest.fixture(scope="module")
+def lb(tmp_path_factory: pytest.TempPathFactory, registry: object) -> LoadedBundle:
+    out = tmp_path_factory.mktemp("tp") / "bundle"
+    bundle = compile_target(
+        "travel/travelplanner", registry=registry, overrides={"scale": "0.1", "split": "all"}
+    )
+    write_bundle(bundle, out)
+    return LoadedBundle.load(out)
+
+
+def test_the_sandbox_has_the_released_shape_at_scale_one() -> None:
+    box = sandbox.build(42, 1.0)
+    sizes = {name: len(rows) for name, rows in box.tables().items()}
+    assert sizes["cities"] == 312
+    assert (sizes["restaurants"], sizes["attractions"], sizes["accommodations"]) == (
+        9552,
+        5303,
+        5064,
+    )
+    assert sizes["distances"] >= 17603
+    assert box.size() >= 100_000
+    db = Database(box.tables())
+    assert min(len(c) for c in db.cities_of.values()) >= 4  # room for 3-city trips everywhere
+    for row in box.flights[:2000]:
+        assert 0.2 * row["Distance"] - 1 <= row["Price"] <= 0.5 * row["Distance"]
+        assert row["FlightDate"].startswith("2022-03-")
+    for row in box.distances[:2000]:
+        km = int(row["distance"].split()[0].replace(",", ""))
+        valid = "day" not in row["duration"]
+        assert db.ground_cost(row["origin"], row["destination"], "self-driving") == (
+            int(km * 0.05) if valid else None
+        )
+        assert db.ground_cost(row["origin"], row["destination"], "taxi") == (km if valid else None)
+    names = [r["Name"] for r in box.restaurants]
+    assert len(set(names)) == len(names)
+    assert {r["room type"] for r in box.accommodations} == set(sandbox.ROOM_TYPES)
+
+
+def test_the_sandbox_is_deterministic() -> None:
+    a = sandbox.build.__wrapped__(7, 0.05)
+    b = sandbox.build.__wrapped__(7, 0.05)
+    assert a == b
+    assert sandbox.build.__wrapped__(8, 0.05) != a
+
+
+def test_queries_follow_the_paper_splits_and_levels(lb: LoadedBundle) -> None:
+    db = lb.world.db
+    groups = collections.Counter()
+    for task in lb.tasks.values():
+        q = task["info"]["query"]
+        groups[(task["split"], q["days"], q["level"])] += 1
+        local = [k for k in ("house_rule", "cuisine", "room_type", "transportation") if q[k]]
+        assert q["visiting_city_number"] == {3: 1, 5: 2, 7: 3}[q["days"]]
+        assert len(q["dates"]) == q["days"]
+        if q["level"] == "easy":
+            assert q["people"] == 1 and not local
+        else:
+            assert 2 <= q["people"] <= 8
+            assert len(local) == (1 if q["level"] == "medium" else 3)
+            if q["level"] == "medium":
+                assert local[0] != "transportation"
+        if q["cuisine"]:
+            assert len(q["cuisine"]) == (2 if q["level"] == "medium" else 4)
+        if q["room_type"] and q["people"] > 2:
+            assert q["room_type"] in ("private room", "entire room")
+        home = db.state_of[q["org"]]
+        if q["days"] == 3:
+            assert db.state_of[q["dest"]] != home
+        else:
+            assert q["dest"] != home and len(db.cities_of[q["dest"]]) > 3
+        assert q["budget"] % 100 == 0 and q["budget"] > 0
+    assert groups[("train", 3, "easy")] == 5
+    assert groups[("validation", 7, "hard")] == 20
+    assert groups[("test", 3, "easy")] == 122 and groups[("test", 7, "hard")] == 116
+    assert sum(groups.values()) == 1225
+
+
+def test_search_tools_take_free_arguments(lb: LoadedBundle) -> None:
+    task = next(t for t in lb.tasks.values() if t["info"]["query"]["days"] == 3)
+    q = task["info"]["query"]
+    plan = task["info"]["reference_plan"]
+    env = Env(lb, task["id"])
+    env.reset()
+    city = plan[1]["current_city"]
+    obs, *_ = env.step({"type": "call", "tool": "AccommodationSearch", "args": {"city": city}})
+    rows = json.loads(obs["results"][0]["value"])
+    assert plan[0]["accommodation"]["name"] in {r["NAME"] for r in rows}
+    assert {r["city"] for r in rows} == {city}
+    leg = plan[0]["transportation"]
+    if leg["mode"] == "flight":
+        call = {"origin": q["org"], "destination": city, "date": q["dates"][0]}
+        obs, *_ = env.step({"type": "call", "tool": "FlightSearch", "args": call})
+        numbers = {r["Flight Number"] for r in json.loads(obs["results"][0]["value"])}
+        assert leg["number"] in numbers
+    else:
+        call = {"origin": q["org"], "destination": city, "mode": leg["mode"]}
+        obs, *_ = env.step({"type": "call", "tool": "DistanceMatrix", "args": call})
+        assert json.loads(obs["results"][0]["value"])["to"] == city
+    obs, *_ = env.step(
+        {"type": "call", "tool": "CitySearch", "args": {"state": lb.world.db.state_of[city]}}
+    )
+    assert city in json.loads(obs["results"][0]["value"])
+    bad = [
+        ("RestaurantSearch", {"city": "Atlantis"}, "Atlantis is not a valid city in the sandbox"),
+        (
+            "FlightSearch",
+            {"origin": city, "destination": city, "date": "March 1"},
+            "'March 1' is not in the format YYYY-MM-DD",
+        ),
+        (
+            "DistanceMatrix",
+            {"origin": city, "destination": city, "mode": "walk"},
+            "mode is self-driving or taxi",
+        ),
+    ]
+    for tool, args, error in bad:
+        obs, *_ = env.step({"type": "call", "tool": tool, "args": args})
+        assert obs["results"][0]["error"] == error and obs["results"][0]["valid"]
+    obs, *_ = env.step({"type": "call", "tool": "RestaurantSearch", "args": {"town": city}})
+    assert not obs["results"][0]["valid"]
+    assert "wrong arguments" in obs["results"][0]["error"]
+    assert "Accommodations" not in env.held  # data to read, not a value to hold
+
+
+def test_oracle_passes_every_query_and_null_none(lb: LoadedBundle, tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    for name in ("oracle", "null"):
+        run(lb, lambda n=name: AGENTS[n][0](0), name, out)
+    records = read_trajectories(out)
+    table = score_records(records)
+    oracle, null = table["oracle"], table["null"]
+    for metric in (
+        "delivery_rate",
+        "commonsense_micro",
+        "commonsense_macro",
+        "hard_micro",
+        "hard_macro",
+        "final_pass_rate",
+    ):
+        assert oracle[metric] == 1.0, metric
+        assert null[metric] == 0.0, metric
+    carried = collections.Counter()
+    for r in records:
+        if r["agent"] == "oracle":
+            carried[r["task"].split("-")[0]] += r["outcome"]["plan_checks"]["hard_applicable"]
+    assert carried == {"train": 105, "validation": 420, "test": 2290}  # eval.py's denominators
+
+
+def test_compiling_twice_gives_the_same_bytes(registry: object) -> None:
+    over = {"scale": "0.05", "split": "train"}
+    a = compile_target("travel/travelplanner", registry=registry, overrides=over)
+    b = compile_target("travel/travelplanner", registry=registry, overrides=over)
+    assert a.files == b.files
+    c = compile_target("travel/travelplanner", registry=registry, overrides=over, seed=7)
+    assert c.files["sandbox/flights.jsonl"] != a.files["sandbox/flights.jsonl"]
+
+
+def test_a_broken_world_file_is_a_clear_error() -> None:
+    with pytest.raises(ScnDataError, match="not installed"):
+        worlds.load({"world.json": b'{"module": "no_such_module_here"}'})
+    with pytest.raises(ScnDataError, match="not a usable world"):
+        worlds.load({"world.json": b"[1, 2"})
+    assert worlds.load({}) is None
+
+
+def test_budgets_are_calibrated_to_the_reference_plan(lb: LoadedBundle) -> None:
+    from plugins.travelplanner.plan import read_plan
+    from plugins.travelplanner.validators import plan_cost
+
+    for task in list(lb.tasks.values())[:200]:
+        q = task["info"]["query"]
+        cost = plan_cost(read_plan(task["info"]["reference_plan"]), q, lb.world.db)
+        assert q["budget"] == math.ceil(cost / 100) * 100
