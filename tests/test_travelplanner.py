@@ -196,3 +196,15 @@ def test_budgets_are_calibrated_to_the_reference_plan(lb: LoadedBundle) -> None:
         q = task["info"]["query"]
         cost = plan_cost(read_plan(task["info"]["reference_plan"]), q, lb.world.db)
         assert q["budget"] == math.ceil(cost / 100) * 100
+
+
+def test_the_prompt_states_the_declared_rules(lb: LoadedBundle) -> None:
+    from compiler.runtime import world as worlds
+    from compiler.runtime.llm import _user_message
+
+    task = next(iter(lb.tasks.values()))
+    text = _user_message(task, {}, worlds.rules(lb.scenario))
+    assert text.startswith(task["query"])
+    assert "- No restaurant may be visited twice (breakfast, lunch, dinner)." in text
+    assert "one car per 5 and one taxi per 4 people" in text
+    assert len(worlds.rules(lb.scenario)) == 13

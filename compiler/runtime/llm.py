@@ -47,6 +47,7 @@ import openai
 from openai import OpenAI
 from openai.types.chat import ChatCompletion
 
+from compiler.runtime import world
 from compiler.runtime.bundle import LoadedBundle
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
@@ -118,8 +119,13 @@ def openai_tools(
     return out
 
 
-def _user_message(task: dict[str, Any], held: dict[str, str]) -> str:
+def _user_message(
+    task: dict[str, Any], held: dict[str, str], rules: list[str] | None = None
+) -> str:
     lines = [str(task["query"]).strip()]
+    if rules:  # a plan-judged bundle: its constraints, worded by their declarations
+        lines += ["", "Your plan must keep these rules:"]
+        lines += [f"- {rule}" for rule in rules]
     if held:
         lines += ["", "Values you hold:"]
         lines += [f"- {datatype}: {value}" for datatype, value in held.items()]
@@ -251,7 +257,12 @@ class OpenAIAgent:
         self.task = task
         self.messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": _user_message(task, dict(task.get("given", {})))},
+            {
+                "role": "user",
+                "content": _user_message(
+                    task, dict(task.get("given", {})), world.rules(bundle.scenario)
+                ),
+            },
         ]
         self.step_log = []
         self.pending = []

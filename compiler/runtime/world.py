@@ -23,6 +23,16 @@ from compiler.diagnostics import ScnDataError
 WORLD_FILE = "world.json"
 
 
+def rules(scenario: Mapping[str, Any]) -> list[str]:
+    """The wording of a bundle's plan-scope constraints, for an agent's prompt (their
+    declarations' messages, rendered with their parameters at compile time)."""
+    return [
+        str(c["message"])
+        for c in scenario.get("constraints") or []
+        if isinstance(c, dict) and c.get("scope") == "plan" and c.get("message")
+    ]
+
+
 def load(files: Mapping[str, bytes]) -> Any | None:
     """Build the world a bundle's files describe, or None when it ships none.
 
