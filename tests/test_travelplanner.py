@@ -208,3 +208,21 @@ def test_the_prompt_states_the_declared_rules(lb: LoadedBundle) -> None:
     assert "- No restaurant may be visited twice (breakfast, lunch, dinner)." in text
     assert "one car per 5 and one taxi per 4 people" in text
     assert len(worlds.rules(lb.scenario)) == 13
+
+
+def test_greedy_baseline_delivers_but_never_passes(
+    lb: LoadedBundle, tmp_path: Path, registry
+) -> None:
+    """Appendix B.1: greedy search delivers every plan, repeats its cheapest restaurant (so no
+    plan keeps every commonsense constraint) and passes no query; it uses the tools only."""
+    out = tmp_path / "greedy.jsonl"
+    ids = list(lb.tasks)[::25]
+    run(lb, lambda: registry.agents["tp-greedy"].factory(0), "tp-greedy", out, tasks=ids)
+    records = read_trajectories(out)
+    table = score_records(records)["tp-greedy"]
+    assert table["delivery_rate"] == 1.0
+    assert table["commonsense_macro"] == 0.0 and table["final_pass_rate"] == 0.0
+    assert 0.0 < table["commonsense_micro"] < 1.0
+    for r in records:
+        assert r["outcome"]["plan_checks"]["commonsense"]["is_valid_restaurants"] is False
+        assert r["outcome"]["calls"] > 0

@@ -1,4 +1,4 @@
-"""The TravelPlanner plugin: its validator kinds, query generator and sandbox emitter.
+"""The TravelPlanner plugin: validator kinds, query generator, sandbox emitter, greedy agent.
 
 Registered through the `scn` entry-point group like any third-party plugin; the scenario itself
 is `domains/travel/travelplanner.scn`, in the built-in `travel` domain.
@@ -78,6 +78,17 @@ def scn_register_generators(register: Any) -> None:
         "travelplanner_queries",
         travelplanner_queries,
         doc="TravelPlanner queries with reference plans over a generated sandbox",
+    )
+
+
+@hookimpl
+def scn_register_agents(register: Any) -> None:
+    from plugins.travelplanner.greedy import GreedyPlanner
+
+    register(
+        "tp-greedy",
+        lambda seed=0: GreedyPlanner(seed),
+        doc="TravelPlanner's greedy search: cheapest leg, meal and stay from the search tools",
     )
 
 
