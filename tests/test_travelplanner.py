@@ -9,10 +9,10 @@ import math
 from pathlib import Path
 
 import pytest
+import travelplanner_bundle
 
 from compiler.api import compile_target
 from compiler.diagnostics import ScnDataError
-from compiler.emit.bundle import write_bundle
 from compiler.runtime import world as worlds
 from compiler.runtime.agents import AGENTS
 from compiler.runtime.bundle import LoadedBundle
@@ -22,15 +22,7 @@ from compiler.scoring.families import score_records
 from plugins.travelplanner import sandbox
 from plugins.travelplanner.database import Database
 
-
-@pytest.fixture(scope="module")
-def lb(tmp_path_factory: pytest.TempPathFactory, registry: object) -> LoadedBundle:
-    out = tmp_path_factory.mktemp("tp") / "bundle"
-    bundle = compile_target(
-        "travel/travelplanner", registry=registry, overrides={"scale": "0.1", "split": "all"}
-    )
-    write_bundle(bundle, out)
-    return LoadedBundle.load(out)
+lb = travelplanner_bundle.lb  # the shared bundle fixture
 
 
 def test_the_sandbox_has_the_released_shape_at_scale_one() -> None:

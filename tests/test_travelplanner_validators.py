@@ -14,25 +14,16 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+import travelplanner_bundle
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.api import compile_target
-from compiler.emit.bundle import write_bundle
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.env import Env
 from plugins.travelplanner.plan import KEYS, read_plan
 from plugins.travelplanner.validators import KINDS
 
-
-@pytest.fixture(scope="module")
-def lb(tmp_path_factory: pytest.TempPathFactory, registry: object) -> LoadedBundle:
-    out = tmp_path_factory.mktemp("tp") / "bundle"
-    bundle = compile_target(
-        "travel/travelplanner", registry=registry, overrides={"scale": "0.1", "split": "all"}
-    )
-    write_bundle(bundle, out)
-    return LoadedBundle.load(out)
+lb = travelplanner_bundle.lb  # the shared bundle fixture
 
 
 def judge(
