@@ -218,3 +218,32 @@ def test_greedy_baseline_delivers_but_never_passes(
     for r in records:
         assert r["outcome"]["plan_checks"]["commonsense"]["is_valid_restaurants"] is False
         assert r["outcome"]["calls"] > 0
+
+
+@pytest.mark.parametrize(
+    ("param", "gate", "message"),
+    [
+        ("check_date: bool = true", "", "kind 'within_sandbox' has no parameter 'check_date'"),
+        ("check_dates: int = 1", "", "parameter 'check_dates' of kind 'within_sandbox' has type"),
+        ("check_dates: bool = true", 'gated_on "nope"', "gated on 'nope', which is not declared"),
+    ],
+)
+def test_constraint_declarations_are_checked(registry, param: str, gate: str, message: str) -> None:
+    from compiler.api import compile_source
+    from compiler.diagnostics import ScnError
+    from compiler.source import SourceFile
+
+    text = f"""scenario demo/bad "bad"
+constraint c {{
+  param {param}
+  kind within_sandbox dimension commonsense scope plan {gate} message "m"
+}}
+tasks t {{
+  for q in travelplanner_queries(scale=0.05, split="train") id q.id truth reference query "{{q.text}}"
+}}
+"""
+    with pytest.raises(ScnError) as raised:
+        compile_source(SourceFile("bad.scn", text), registry=registry, until="expand")
+    assert message in str(raised.value) or any(
+        message in d.message for d in raised.value.diagnostics
+    )

@@ -421,6 +421,21 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
             raise fail(
                 f"constraint '{node.name}' of kind '{kind}' needs a parameter '{needed}'", node.span
             )
+        for p in node.params:
+            wanted = entry.params.get(p.name)
+            if wanted is None and entry.params:
+                known = ", ".join(entry.params)
+                raise fail(
+                    f"kind '{kind}' has no parameter '{p.name}'{did_you_mean(p.name, entry.params)}"
+                    f"; its parameters: {known}",
+                    p.span,
+                )
+            if wanted is not None and p.type and " | ".join(p.type) != wanted:
+                raise fail(
+                    f"parameter '{p.name}' of kind '{kind}' has type {wanted}, "
+                    f"not {' | '.join(p.type)}",
+                    p.span,
+                )
     scope = attrs.get("scope")
     return ConstraintDef(
         name=node.name,
@@ -476,6 +491,15 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
             constraints.append(_constraint(cnode, cenv, ctx.registry))
         except ScnError as e:
             state.errors.extend(e.diagnostics)
+    declared = {c.name for c in constraints}
+    for c in constraints:
+        for gate in c.gated_on:
+            if gate not in declared:
+                hint = did_you_mean(gate, declared)
+                state.errors.error(
+                    f"constraint '{c.name}' is gated on '{gate}', which is not declared{hint}",
+                    c.span,
+                )
 
     symbols = {name: Symbol(name) for name in state.datatypes}
     symbols.update({t.name: Symbol(t.name) for t in tools.tools})
