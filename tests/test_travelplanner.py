@@ -239,7 +239,8 @@ constraint c {{
   kind within_sandbox dimension commonsense scope plan {gate} message "m"
 }}
 tasks t {{
-  for q in travelplanner_queries(scale=0.05, split="train") id q.id truth reference query "{{q.text}}"
+  for q in travelplanner_queries(scale=0.05, split="train")
+  id q.id truth reference query "{{q.text}}"
 }}
 """
     with pytest.raises(ScnError) as raised:
