@@ -248,3 +248,25 @@ tasks t {{
     assert message in str(raised.value) or any(
         message in d.message for d in raised.value.diagnostics
     )
+
+
+def test_the_cli_compiles_runs_and_scores(tmp_path: Path) -> None:
+    """`scn compile`, `scn run` and `scn score` as a user types them."""
+    from click.testing import CliRunner
+
+    from compiler.cli import main
+
+    def scn(*args: str) -> str:
+        done = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    out, runs = tmp_path / "tp", tmp_path / "runs.jsonl"
+    scn("compile", "travel/travelplanner", "-o", out, "--set", "scale=0.05", "--set", "split=train")
+    for agent in ("oracle", "null", "tp-greedy"):
+        scn("run", out, "--agent", agent, "--out", runs)
+    table = json.loads(scn("score", runs, "--json"))
+    assert table["oracle"]["final_pass_rate"] == 1.0
+    assert table["null"]["delivery_rate"] == 0.0 and table["null"]["final_pass_rate"] == 0.0
+    assert table["tp-greedy"]["delivery_rate"] == 1.0
+    assert table["tp-greedy"]["final_pass_rate"] == 0.0
