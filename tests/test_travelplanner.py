@@ -218,6 +218,8 @@ def test_greedy_baseline_delivers_but_never_passes(
     for r in records:
         assert r["outcome"]["plan_checks"]["commonsense"]["is_valid_restaurants"] is False
         assert r["outcome"]["calls"] > 0
+    assert table["pass:Diverse Restaurants"] == 0.0
+    assert table["pass:Reasonable City Route"] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -270,3 +272,32 @@ def test_the_cli_compiles_runs_and_scores(tmp_path: Path) -> None:
     assert table["null"]["delivery_rate"] == 0.0 and table["null"]["final_pass_rate"] == 0.0
     assert table["tp-greedy"]["delivery_rate"] == 1.0
     assert table["tp-greedy"]["final_pass_rate"] == 0.0
+
+
+def test_per_constraint_pass_rates() -> None:
+    """Table 4's rates: over the plans a constraint applies to, gated hard ones failing."""
+    from compiler.scoring import travelplanner as tp
+
+    def record(delivered: bool, common: dict, hard: dict) -> dict:
+        checks = {"delivered": delivered, "commonsense": common, "hard": hard}
+        return {"outcome": {"plan_checks": checks}}
+
+    records = [
+        record(True, {"is_not_absent": True, "is_valid_restaurants": False}, {"valid_cost": True}),
+        record(True, {"is_not_absent": False, "is_valid_restaurants": True}, {"valid_cost": True}),
+        record(False, {"is_not_absent": True}, {"valid_cost": None, "valid_cuisine": True}),
+    ]
+    rates = tp.constraint_rates(records)
+    assert rates == {
+        "pass:Complete Information": round(1 / 3, 6),  # the undelivered plan passes nothing
+        "pass:Diverse Restaurants": 0.5,
+        "pass:Budget": 0.5,  # the second plan's gate is shut
+        "pass:Cuisine": 0.0,
+    }
+    assert list(rates) == [  # the paper's order
+        "pass:Complete Information",
+        "pass:Diverse Restaurants",
+        "pass:Budget",
+        "pass:Cuisine",
+    ]
+    assert tp.score(records)["pass:Budget"] == 0.5

@@ -30,6 +30,11 @@ as failing everything, never as absent):
   (`is_valid_information_in_sandbox`) is `false`. At most the query's count passes per plan.
 - hard_macro: plans with the gate open and no hard check `false` / N.
 - final_pass_rate: plans passing both macro tests / N.
+- `pass:<label>` (Table 4): for each constraint, under the paper's label, the plans that pass it
+  / the plans whose verdict on it is not null (every plan for a commonsense constraint, the
+  queries carrying it for a hard one). An undelivered plan passes none, and a hard constraint
+  passes only with the gate open; one that was not evaluated should be written `false`, so that
+  it counts as failed rather than as not applying.
 
 A record without `plan_checks` (or with a malformed one) is an undelivered plan carrying no hard
 constraint. Every metric is None when there are no episodes; hard_micro is None when no query
@@ -73,6 +78,9 @@ GATE = (
 
 COMMONSENSE_TOTAL = len(COMMONSENSE)
 
+#: Prefix of the per-constraint pass rates (Table 4), whose names follow it.
+RATE_PREFIXES = ("pass:",)
+
 #: Metrics that are fractions in [0, 1] (or None).
 RATES = frozenset(
     {
@@ -113,6 +121,27 @@ def verdict(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def constraint_rates(records: list[dict[str, Any]]) -> dict[str, float]:
+    """Return `pass:<label>` -> the share of plans passing each constraint where it applies."""
+    passed: dict[str, int] = {}
+    judged: dict[str, int] = {}
+    for record in records:
+        delivered, common, hard, _ = checks(record)
+        gate = delivered and not any(common.get(g) is False for g in GATE)
+        for name, value, open_ in [
+            *((n, v, delivered) for n, v in common.items()),
+            *((n, v, gate) for n, v in hard.items()),
+        ]:
+            if value is None:
+                continue
+            label = COMMONSENSE.get(name) or HARD.get(name) or str(name)
+            judged[label] = judged.get(label, 0) + 1
+            passed[label] = passed.get(label, 0) + (value is True and open_)
+    order = [*COMMONSENSE.values(), *HARD.values()]
+    labels = sorted(judged, key=lambda x: (order.index(x) if x in order else len(order), x))
+    return {f"pass:{label}": round(passed[label] / judged[label], 6) for label in labels}
+
+
 def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Return TravelPlanner's metric table over trajectory records."""
     n = len(records)
@@ -138,4 +167,5 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         )
         if n
         else None,
+        **constraint_rates(records),
     }

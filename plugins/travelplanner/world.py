@@ -125,9 +125,10 @@ class World:
     ) -> tuple[dict[str, Any], list[tuple[dict[str, Any], str]]]:
         """Judge a final answer: (plan_checks for the scorer, (constraint, problem) pairs).
 
-        Every plan-scope constraint of a kind this module defines is decided; one whose
-        `gated_on` constraints did not all pass is not evaluated (null), as TravelPlanner
-        evaluates hard constraints only on complete plans within the sandbox.
+        Every plan-scope constraint of a kind this module defines is decided: true, false, or
+        null when the query does not carry it. One whose `gated_on` constraints did not all pass
+        is not evaluated and counts as failed (false, with no problem of its own), as
+        TravelPlanner evaluates hard constraints only on complete plans within the sandbox.
         """
         info = task.get("info") if isinstance(task.get("info"), dict) else {}
         query = info.get("query") if isinstance(info.get("query"), dict) else {}
@@ -153,7 +154,7 @@ class World:
                 checks["hard_applicable"] += 1
             gates = c.get("gated_on") or []
             if gates and (not plan.delivered or any(raw.get(g) != [] for g in gates)):
-                group[c["name"]] = None  # gated: not evaluated, still carried
+                group[c["name"]] = False  # gated: not evaluated, so not passed (still carried)
                 continue
             group[c["name"]] = not found
             problems.extend((c, p) for p in found)
