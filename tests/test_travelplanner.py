@@ -301,3 +301,44 @@ def test_per_constraint_pass_rates() -> None:
         "pass:Cuisine",
     ]
     assert tp.score(records)["pass:Budget"] == 0.5
+
+
+def test_sole_planning_gives_the_information_instead_of_tools(
+    tmp_path: Path, registry: object
+) -> None:
+    """The paper's second setting: no tools; each query carries what its reference plan uses."""
+    from compiler.emit.bundle import write_bundle
+
+    over = {"scale": "0.05", "split": "train", "mode": "sole_planning"}
+    bundle = compile_target("travel/travelplanner", registry=registry, overrides=over)
+    write_bundle(bundle, tmp_path / "b")
+    sole = LoadedBundle.load(tmp_path / "b")
+    assert sole.tools == {} and len(sole.tasks) == 45
+    marker = " Reference information (JSON): "
+    for task in sole.tasks.values():
+        assert marker in task["query"]
+        info = json.loads(task["query"].split(marker, 1)[1])
+        q = task["info"]["query"]
+        for n, day in enumerate(task["info"]["reference_plan"]):
+            for meal in ("breakfast", "lunch", "dinner"):
+                if day[meal]:
+                    rows = info[f"Restaurants in {day[meal]['city']}"]
+                    assert day[meal]["name"] in {r["Name"] for r in rows}
+            for sight in day["attraction"]:
+                rows = info[f"Attractions in {sight['city']}"]
+                assert sight["name"] in {r["Name"] for r in rows}
+            if day["accommodation"]:
+                rows = info[f"Accommodations in {day['accommodation']['city']}"]
+                assert day["accommodation"]["name"] in {r["NAME"] for r in rows}
+            leg = day["transportation"]
+            if leg and leg["mode"] == "flight":
+                rows = info[f"Flight from {leg['from']} to {leg['to']} on {q['dates'][n]}"]
+                assert leg["number"] in {r["Flight Number"] for r in rows}
+            elif leg:
+                label = "Self-driving" if leg["mode"] == "self-driving" else "Taxi"
+                assert info[f"{label} from {leg['from']} to {leg['to']}"].startswith(leg["mode"])
+    out = tmp_path / "runs.jsonl"
+    for name in ("oracle", "null"):
+        run(sole, lambda n=name: AGENTS[n][0](0), name, out)
+    table = score_records(read_trajectories(out))
+    assert table["oracle"]["final_pass_rate"] == 1.0 and table["null"]["final_pass_rate"] == 0.0

@@ -18,17 +18,29 @@ from plugins.travelplanner.world import World
 WORLD_FILE = "world.json"
 
 
-def travelplanner_queries(ctx: Any, scale: float = 1.0, split: str = "all") -> list[Any]:
+def travelplanner_queries(
+    ctx: Any, scale: float = 1.0, split: str = "all", mode: str = "two_stage"
+) -> list[Any]:
     """Every query of `split` with its reference plan, drawn over the sandbox of the compile
-    seed at `scale` (1.0: the released table sizes and the 1,225 queries of the three splits)."""
+    seed at `scale` (1.0: the released table sizes and the 1,225 queries of the three splits).
+
+    `prompt` is the query text; in `sole_planning` mode it is followed by the reference
+    information (the paper's second setting, where the agent plans without tools)."""
     from compiler.evaluate import Record
 
+    if mode not in ("two_stage", "sole_planning"):
+        raise ValueError(f"mode is two_stage or sole_planning, not {mode!r}")
     out = []
     for q in queries.generate(int(ctx.seed), float(scale), str(split)):
+        prompt = q["text"]
+        if mode == "sole_planning":
+            reference = json.dumps(q["reference"], ensure_ascii=False, separators=(",", ":"))
+            prompt += f" Reference information (JSON): {reference}"
         out.append(
             Record.of(
                 {
                     **q,
+                    "prompt": prompt,
                     "level": q["query"]["level"],
                     "days": q["query"]["days"],
                     "sandbox": {"seed": int(ctx.seed), "scale": float(scale)},

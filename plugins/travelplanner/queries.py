@@ -155,6 +155,38 @@ def render(q: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def reference_information(
+    db: Database, query: dict[str, Any], plan: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What sole-planning gives the agent instead of tools (the release's `reference_information`):
+    the attractions, restaurants and accommodations of each city the reference plan visits, and
+    for each of its legs the day's flights and the self-driving and taxi routes."""
+    info: dict[str, Any] = {}
+    cities = [d["current_city"] for d in plan if isinstance(d["current_city"], str)]
+    for city in dict.fromkeys(cities):
+        info[f"Attractions in {city}"] = db.by_city["attractions"].get(city, [])
+        info[f"Restaurants in {city}"] = db.by_city["restaurants"].get(city, [])
+        info[f"Accommodations in {city}"] = db.by_city["accommodations"].get(city, [])
+    for n, day in enumerate(plan):
+        if isinstance(day["current_city"], str):
+            continue
+        a, b, date = day["current_city"]["from"], day["current_city"]["to"], query["dates"][n]
+        flights = db.flights_on.get((a, b, date))
+        info[f"Flight from {a} to {b} on {date}"] = (
+            flights or f"There is no flight from {a} to {b} on {date}."
+        )
+        for mode, label in (("self-driving", "Self-driving"), ("taxi", "Taxi")):
+            cost = db.ground_cost(a, b, mode)
+            row = db.distance.get((a, b))
+            info[f"{label} from {a} to {b}"] = (
+                f"{mode}, from {a} to {b}, duration: {row['duration']}, "
+                f"distance: {row['distance']}, cost: {cost}"
+                if row is not None and cost is not None
+                else "No valid information."
+            )
+    return info
+
+
 def generate(seed: int, scale: float = 1.0, split: str = "all") -> list[dict[str, Any]]:
     """Every query of `split` ('all' for the 1,225), in split, days, level order, solved."""
     db = database(seed, scale)
@@ -190,6 +222,7 @@ def one(
             "plan": plan,
             "cost": cost,
             "text": render(query),
+            "reference": reference_information(db, query, plan),
         }
     raise ValueError(f"no feasible {days}-day {level} query after {ATTEMPTS} draws ({split} {n})")
 
