@@ -341,7 +341,9 @@ def test_hard_constraints_wait_for_a_complete_plan_within_the_sandbox(lb: Loaded
     assert checks["commonsense"]["is_valid_information_in_sandbox"] is False
     carried = [v for v in checks["hard"].values() if v is not None]
     assert carried == [False] * 4  # not evaluated, so not passed
-    assert checks["hard_applicable"] == 4  # budget and the three local constraints  # still counted: budget and the three local ones
+    assert (
+        checks["hard_applicable"] == 4
+    )  # budget and the three local constraints  # still counted: budget and the three local ones
 
 
 def test_feedback_is_worded_by_the_declaration(lb: LoadedBundle) -> None:
@@ -366,7 +368,9 @@ def test_an_empty_or_missing_plan_passes_nothing(lb: LoadedBundle) -> None:
         assert set(checks["commonsense"].values()) == {False}
         assert checks["hard"]["valid_cost"] is False  # carried by every query, not evaluated
         assert sum(v is False for v in checks["hard"].values()) == checks["hard_applicable"]
-        assert all(p == "no plan was delivered" for _, p in problems)
+        assert {p for c, p in problems if c["name"] != "is_not_absent"} == {"no plan was delivered"}
+        reasons = [p for c, p in problems if c["name"] == "is_not_absent"]
+        assert reasons[0] == "no plan was delivered" and len(reasons) == 2
 
 
 # ------------------------------------------------------------------ totality
@@ -422,6 +426,10 @@ def test_no_validator_ever_raises(
     assert isinstance(checks["delivered"], bool)
     if not checks["delivered"]:
         assert all(v is not True for g in ("commonsense", "hard") for v in checks[g].values())
+    if parsed.problems:  # malformed input is itself a reported violation
+        assert checks["commonsense"]["is_not_absent"] is False
+        reported = {p for c, p in problems if c["name"] == "is_not_absent"}
+        assert set(parsed.problems) <= reported
 
 
 @given(text=st.text(max_size=40))

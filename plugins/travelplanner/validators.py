@@ -137,7 +137,7 @@ def complete_information(params: Any, plan: Plan, query: Any, db: Database) -> l
     `min_filled` of the six fields filled (counting only those six; the release also counts
     `days` and `current_city`). Malformed fields are reported here."""
     if not plan.delivered:
-        return [NOT_DELIVERED]
+        return [NOT_DELIVERED, *plan.problems]  # why: empty, not JSON, not a list
     out = list(plan.problems)
     n = _int(_q(query, "days"), -1)
     days = _days(plan, query)
