@@ -18,6 +18,7 @@ from attrs import define, field
 from compiler.diagnostics import ScnDataError
 from compiler.runtime import blockers as bl
 from compiler.runtime import constraints as cons
+from compiler.runtime import protocol as proto
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.toolset import datatype_schemas
 
@@ -37,9 +38,12 @@ class CallResult:
     error: str | None = None
     cost: float = 0.0
     trusted: bool = True
+    rejected: str | None = None  # why the retrieval-mode protocol refused it (PlanBench-XL)
+    args: Any = None  # the checked arguments, run as sent in retrieval mode (not recorded)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        extra = {"rejected": self.rejected} if self.rejected else {}
+        return extra | {
             "tool": self.tool,
             "ok": self.ok,
             "valid": self.valid,
@@ -80,6 +84,7 @@ class Env:
     segments: list[dict[str, Any]] = field(init=False, factory=list)
     call_steps: int = field(init=False, default=0)
     trigger_at: int | None = field(init=False, default=None)
+    protocol: proto.Protocol | None = field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -106,6 +111,8 @@ class Env:
                     f"not {self.blocks}",
                     path="--blocks",
                 )
+            if self.rule.get("trigger") == "retrieval":
+                self.retrieval = True  # a retrieval-time blocker needs the retrieval protocol
 
     # ------------------------------------------------------------ episode
     def reset(self) -> dict[str, Any]:
@@ -133,7 +140,8 @@ class Env:
             }
         ]
         self.trigger_at = None
-        if self.rule is not None and self.blocks > 0:
+        self.protocol = proto.Protocol.start(self) if self.retrieval else None
+        if self.rule is not None and self.blocks > 0 and self.rule.get("trigger") != "retrieval":
             self.trigger_at = bl.next_trigger(
                 None, len(truth["path"]), self.blocks, 0, self.rule.get("trigger", "schedule")
             )
@@ -157,7 +165,7 @@ class Env:
             else [],
             "step": len(self.steps),
             "done": self.done,
-        }
+        } | ({"retrieval": True} if self.retrieval else {})
 
     def available(self) -> list[str]:
         """Return the tools the agent may call now (in retrieval mode, only retrieved ones)."""
@@ -175,6 +183,7 @@ class Env:
         violations: list[dict[str, Any]] = []
         feedback: str | None = None
         error = None
+        extra: dict[str, Any] = {}
         kind = action.get("type") if isinstance(action, dict) else None
         if kind in ("call", "parallel"):
             calls = [action] if kind == "call" else action.get("calls")
@@ -214,7 +223,8 @@ class Env:
                 if firing:
                     self.fire(results)
         elif kind == "retrieve":
-            results, error = self.retrieve(action)
+            results, error, extra = self.retrieve(action)
+            feedback = extra.get("retrieval", {}).get("note")
         elif kind == "answer":
             text = str(action.get("answer", ""))
             violations = cons.check_answer(self.prepared, text)
@@ -236,6 +246,7 @@ class Env:
                 "feedback": feedback,
                 "time_ms": round((time.perf_counter() - started) * 1000, 3),
             }
+            | extra
         )
         if len(self.steps) >= self.max_steps:
             self.done = True
@@ -243,39 +254,26 @@ class Env:
         return self.observation(results), reward, self.done, {"error": error}
 
     # ------------------------------------------------------------ retrieval
-    def retrieve(self, action: dict[str, Any]) -> tuple[list[CallResult], str | None]:
-        """Answer a typed retrieval request: tools by output datatype, input datatypes, or both.
+    def retrieve(
+        self, action: dict[str, Any]
+    ) -> tuple[list[CallResult], str | None, dict[str, Any]]:
+        """Answer a retrieval request by PlanBench-XL's retriever (`compiler.runtime.retriever`).
 
-        `{"type": "retrieve", "output": "refund_id"}`,
-        `{"type": "retrieve", "inputs": ["order_id"]}` or both (PlanBench-XL's three modes). At
-        most `RETRIEVAL_CAP` tools come back, those the agent can call now first. With
-        `retrieval=True` only retrieved tools are callable, and the callable set accumulates over
-        the episode.
+        `{"type": "retrieve", "output": phrase}`, `{"type": "retrieve", "inputs": [phrases]}` or
+        both; phrases are resolved to datatypes through their aliases. At most 30 tools come
+        back, executable ones first. With `retrieval=True` only retrieved tools are callable,
+        and the callable set accumulates over the episode. The step records the tools shown
+        (`retrieved`) and what the phrases matched (`retrieval`).
         """
-        output = action.get("output")
-        inputs = action.get("inputs")
-        if output is None and inputs is None:
-            return [], "a retrieval names an output datatype, input datatypes, or both"
-        if inputs is not None and (
-            not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs)
-        ):
-            return [], "retrieval inputs are a list of datatype names"
-        if output is not None and not isinstance(output, str):
-            return [], "a retrieval output is one datatype name"
-        matches = []
-        for name in self.retrievable():
-            spec = self.bundle.tools[name]
-            ins = {p["datatype"] for p in spec["params"]}
-            if output is not None and output not in spec["outputs"]:
-                continue
-            if inputs is not None and ins != set(inputs):
-                continue
-            matches.append((not ins <= set(self.held), name))
-        found = [name for _, name in sorted(matches)][:RETRIEVAL_CAP]
+        protocol = self.protocol or proto.Protocol.start(self)
+        found, info, error = protocol.retrieve(self, action)
+        if error is not None:
+            return [], error, {}
+        allowed = set(self.retrievable())
+        found = [t for t in found if t in allowed]
         self.retrieved.update(found)
-        if not found:
-            return [], "no tool matches this request directly; try other datatypes"
-        return [CallResult(name, True, True, output="tool", value=name) for name in found], None
+        results = [CallResult(name, True, True, output="tool", value=name) for name in found]
+        return results, None, {"retrieved": found, "retrieval": info}
 
     def retrievable(self) -> list[str]:
         """Return the visible tools that are neither banned nor hidden."""
@@ -454,6 +452,11 @@ class Env:
             return CallResult(
                 name, False, False, error="arguments must be an object of parameter names to values"
             )
+        if self.protocol is not None:
+            refused = self.protocol.check(self, name, spec, args)
+            if refused is not None:
+                return CallResult(name, False, False, **refused)
+            return CallResult(name, True, True, args=dict(args))
         params = {p["name"]: p["datatype"] for p in spec["params"]}
         missing = sorted(set(params) - set(args))
         extra = sorted(set(args) - set(params))
@@ -479,6 +482,8 @@ class Env:
         """Run a validated call through the bundle's stub and update the held state."""
         spec = self.bundle.tools[checked.tool]
         args = {p["name"]: self.held[p["datatype"]] for p in spec["params"]}
+        if self.protocol is not None and checked.args is not None:
+            args = {k: str(v) for k, v in checked.args.items()}  # run on the values sent
         result = self.bundle.stubs.TOOLS[checked.tool](self.bundle.backend, args)
         cost = self.costs.get(checked.tool, self.bundle.cost(self.task, checked.tool))
         trusted = spec.get("baseline") is None
@@ -488,6 +493,8 @@ class Env:
             )
         if trusted:
             self.held[result["output"]] = result["value"]
+        if self.protocol is not None:
+            self.protocol.record(result["output"], result["value"], trusted)
         return CallResult(
             checked.tool, True, True, result["output"], result["value"], cost=cost, trusted=trusted
         )
@@ -495,6 +502,8 @@ class Env:
     # ------------------------------------------------------------ outcome
     def success(self) -> bool:
         """Return whether every goal is held and the final answer contains each goal's value."""
+        if self.protocol is not None:
+            return self.protocol.success(self)
         goals = self.task["goals"]
         if not all(g in self.held for g in goals):
             return False
@@ -502,7 +511,12 @@ class Env:
 
     def outcome(self) -> dict[str, Any]:
         """Summarise the episode for the trajectory file and the scorers."""
-        calls = [r for s in self.steps for r in s["results"]]
+        calls = [
+            r
+            for s in self.steps
+            if not (isinstance(s["action"], dict) and s["action"].get("type") == "retrieve")
+            for r in s["results"]
+        ]
         valid = [r for r in calls if r["valid"] and r["ok"]]
         return {
             "success": self.success(),
@@ -516,4 +530,8 @@ class Env:
             "steps": len(self.steps),
             "truth": self.truth(),
             "events": list(self.events),
-        }
+        } | (
+            {"blocking": self.protocol.plan.to_dict()}
+            if self.protocol is not None and self.protocol.plan is not None
+            else {}
+        )
