@@ -455,8 +455,16 @@ def test_scn_run_and_score_oracle_default_and_blocked_null_zero(
         assert r["outcome"]["blocking"]["remaining"] >= 1
     result = _cli("score", runs, "--json")
     table = json.loads(result.output)
-    assert table["oracle"]["accuracy"] == 1.0 and table["null"]["accuracy"] == 0.0
-    assert table["oracle"]["egt_precision"] == 1.0 and table["oracle"]["itcr"] == 0.0
+    assert set(table) == {"null", "oracle [no blocker]", "oracle [blocker path_preserving]"}
+    for label in ("oracle [no blocker]", "oracle [blocker path_preserving]"):
+        assert table[label]["accuracy"] == 1.0 and table[label]["episodes"] == len(blocked)
+        assert table[label]["egt_precision"] == 1.0 and table[label]["itcr"] == 0.0
+    assert table["null"]["accuracy"] == 0.0
+    # recovering from blocked tools costs the oracle retrievals: more turns under the blocker
+    assert (
+        table["oracle [blocker path_preserving]"]["avg_turns"]
+        > table["oracle [no blocker]"]["avg_turns"]
+    )
     assert table["null"]["mean_edt"] == 0.0  # shown nothing, explored nothing
 
 
@@ -583,3 +591,17 @@ def test_scorer_prefers_the_runtime_rejection_verdict() -> None:
     assert counts["untrusted"] == 1 and counts["invalid"] == 1
     step["results"][0]["rejected"] = "missing_input"
     assert planbench.call_counts({**base, "steps": [step]})["untrusted"] == 0
+
+
+def test_path_preserving_is_built_in_for_bundles_that_declare_no_blocker() -> None:
+    travel = LoadedBundle.load(ROOT / "travel-costbench")
+    assert not any(b["effect"] == "swap_sibling" for b in travel.scenario["blockers"])
+    task = next(iter(travel.tasks))
+    env = Env(travel, task, blocker="path_preserving", blocks=2)
+    env.reset()
+    assert env.retrieval and env.rule is not None and env.rule["trigger"] == "retrieval"
+    assert env.protocol is not None and env.protocol.plan is not None
+    record = episode(
+        travel, task, OracleAgent(), "oracle", max_steps=100, blocker="path_preserving", blocks=2
+    )
+    assert record["outcome"]["success"]

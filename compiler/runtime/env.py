@@ -97,7 +97,11 @@ class Env:
         if self.blocker is not None:
             rules = {b["name"]: b for b in self.bundle.scenario.get("blockers", [])}
             by_effect = {b["effect"]: b for b in rules.values()}
-            self.rule = rules.get(self.blocker) or by_effect.get(self.blocker)
+            self.rule = (
+                rules.get(self.blocker)
+                or by_effect.get(self.blocker)
+                or proto.builtin_rule(self.blocker)
+            )
             if self.rule is None:
                 known = ", ".join(sorted(rules)) or "none"
                 raise ScnDataError(

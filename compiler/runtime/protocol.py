@@ -37,6 +37,26 @@ MAX_STEPS = 100
 TARGET_PATHS, TOLERANCE, MIN_PATHS, MAX_CANDIDATES = 1, 1, 1, 20_000
 
 
+#: The blocker `--blocker path_preserving` applies when the bundle declares none of that name:
+#: appendix B.9's main setting (blocked sets of up to 4 tools, each swapped for all of its
+#: blocker siblings at retrieval time).
+PATH_PRESERVING = {
+    "name": "path_preserving",
+    "signal": "explicit",
+    "trigger": "retrieval",
+    "effect": "swap_sibling",
+    "effect_args": [],
+    "count": [1, 4],
+    "guarantee": "none",
+    "messages": [],
+}
+
+
+def builtin_rule(name: str | None) -> dict[str, Any] | None:
+    """Return the built-in blocker rule called `name`, if there is one."""
+    return dict(PATH_PRESERVING) if name in ("path_preserving", "swap_sibling") else None
+
+
 def missing_message(tool: str, param: str) -> str:
     """The one message for an input not obtained yet *and* for an untrusted input."""
     return f"{tool}: input {param} has not been obtained from a successful tool call yet"

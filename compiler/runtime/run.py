@@ -99,13 +99,14 @@ def run_defaults(
     time); its step budget is PlanBench-XL's 100, else 20. `blocks` defaults to 1 event, or for
     a retrieval-time blocker to the largest blocked set its `count` allows.
     """
-    from compiler.runtime.protocol import MAX_STEPS
+    from compiler.runtime.protocol import MAX_STEPS, builtin_rule
     from compiler.scoring.families import family_of
 
     rule = None
     if blocker is not None:
         rules = bundle.scenario.get("blockers", [])
         rule = next((b for b in rules if blocker in (b.get("name"), b.get("effect"))), None)
+        rule = rule or builtin_rule(blocker)
     at_retrieval = rule is not None and rule.get("trigger") == "retrieval"
     if retrieval is None:
         names = bundle.manifest["scenario"]
