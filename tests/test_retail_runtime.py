@@ -605,3 +605,53 @@ def test_path_preserving_is_built_in_for_bundles_that_declare_no_blocker() -> No
         travel, task, OracleAgent(), "oracle", max_steps=100, blocker="path_preserving", blocks=2
     )
     assert record["outcome"]["success"]
+
+
+def test_an_llm_agent_retrieves_through_the_retrieve_tools_function(paths: LoadedBundle) -> None:
+    """Retrieval mode over a real OpenAI client and a loopback server: the model sees only
+    `retrieve_tools` at first, each retrieval's answer lists the tools found (and the note), and
+    those tools join the request's `tools` from the next turn on."""
+    from loopback_server import LoopbackServer, answer, tool_calls
+
+    from compiler.runtime.llm import OpenAIAgent
+
+    a, b, c = _chain(paths)
+    values = dict(paths.tasks[TASK]["given"])
+    values.update(next(r for r in paths.backend.records if r.get("order_id") == values["order_id"]))
+    with LoopbackServer(lambda body: answer("")) as server:
+        server.script(
+            tool_calls(("retrieve_tools", {"inputs": ["not", "a", "list of two"]})),
+            *[
+                reply
+                for tool in (a, b, c)
+                for reply in (
+                    tool_calls(
+                        (
+                            "retrieve_tools",
+                            {k: v for k, v in _io(paths, tool).items() if k != "type"},
+                        )
+                    ),
+                    tool_calls((tool, _args(paths, tool, values))),
+                )
+            ],
+            answer(f"The refund amount is {values['refund_amount']}."),
+        )
+        llm = OpenAIAgent("loopback-model", server.base_url, backoff=0.01, max_backoff=0.05)
+        record = episode(paths, TASK, llm, llm.name, max_steps=100, retrieval=True)
+        requests = list(server.requests)
+    assert record["outcome"]["success"], record["steps"][-1]
+    assert [s["action"]["type"] for s in record["steps"]] == ["retrieve"] + [
+        "retrieve",
+        "call",
+    ] * 3 + ["answer"]
+    assert [t["function"]["name"] for t in requests[0]["tools"]] == ["retrieve_tools"]
+    first_answer = json.loads(
+        [m for m in requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    )
+    assert first_answer == {
+        "tools": [],
+        "note": "retrieval inputs are a list of 1 to 2 non-empty phrases",
+    }
+    found = json.loads([m for m in requests[2]["messages"] if m["role"] == "tool"][-1]["content"])
+    assert found["tools"][0] == a and found["note"] is None
+    assert a in {t["function"]["name"] for t in requests[2]["tools"]}

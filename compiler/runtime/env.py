@@ -228,7 +228,7 @@ class Env:
                     self.fire(results)
         elif kind == "retrieve":
             results, error, extra = self.retrieve(action)
-            feedback = extra.get("retrieval", {}).get("note")
+            feedback = error or extra.get("retrieval", {}).get("note")
         elif kind == "answer":
             text = str(action.get("answer", ""))
             violations = cons.check_answer(self.prepared, text)
