@@ -25,12 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compiler.api import compile_target  # noqa: E402
-from compiler.emit.bundle import write_bundle  # noqa: E402
 from compiler.runtime.agents import NullAgent, OracleAgent  # noqa: E402
-from compiler.runtime.bundle import LoadedBundle  # noqa: E402
 from compiler.runtime.run import read_trajectories, run  # noqa: E402
 from compiler.scoring import families  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from retrieval_speed import xl_bundle  # noqa: E402
 
 METRICS = (
     "episodes",
@@ -49,13 +49,7 @@ def main() -> None:
     parser.add_argument("--bundle", type=Path, help="a compiled retail/planbench_xl bundle")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = args.bundle
-        if root is None:
-            root = Path(tmp) / "xl"
-            started = time.perf_counter()
-            write_bundle(compile_target("retail/planbench_xl", seed=42), root)
-            print(f"compiled retail/planbench_xl in {time.perf_counter() - started:.1f} s")
-        bundle = LoadedBundle.load(root)
+        bundle = xl_bundle(args.bundle, Path(tmp))
         out = Path(tmp) / "runs.jsonl"
         for agent, blocker, blocks in (
             (OracleAgent, None, 0),

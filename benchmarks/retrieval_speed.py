@@ -124,19 +124,24 @@ def summary(label: str, kind: str, times: list[tuple[float, float]], tools: int)
     )
 
 
+def xl_bundle(given: Path | None, tmp: Path) -> LoadedBundle:
+    """Load the given retail/planbench_xl bundle, or compile one into `tmp` (seed 42)."""
+    root = given
+    if root is None:
+        root = tmp / "xl"
+        started = time.perf_counter()
+        write_bundle(compile_target("retail/planbench_xl", seed=42), root)
+        print(f"compiled retail/planbench_xl in {time.perf_counter() - started:.1f} s")
+    return LoadedBundle.load(root)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bundle", type=Path, help="a compiled retail/planbench_xl bundle")
     parser.add_argument("--requests", type=int, default=2000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = args.bundle
-        if root is None:
-            root = Path(tmp) / "xl"
-            started = time.perf_counter()
-            write_bundle(compile_target("retail/planbench_xl", seed=42), root)
-            print(f"compiled retail/planbench_xl in {time.perf_counter() - started:.1f} s")
-        bundle = LoadedBundle.load(root)
+        bundle = xl_bundle(args.bundle, Path(tmp))
     task = next(iter(bundle.tasks))
     retriever = for_bundle(bundle)
     tools = full_size_tools(bundle)
