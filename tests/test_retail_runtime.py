@@ -29,7 +29,7 @@ from compiler.runtime.agents import OracleAgent
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.env import Env
 from compiler.runtime.protocol import missing_message
-from compiler.runtime.retriever import CAP, NOTES, Retriever, for_bundle, read_request
+from compiler.runtime.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
 from compiler.runtime.run import episode
 from compiler.scoring import families, planbench
 
@@ -209,9 +209,7 @@ def test_retrieval_never_raises_and_never_returns_more_than_30(
         action["inputs"] = inputs
     obs, _, _, info = env.step(action)
     assert len(obs["results"]) <= CAP
-    assert (info["error"] is None) == isinstance(
-        read_request(action), type(read_request({"output": "x"}))
-    )
+    assert (info["error"] is None) == isinstance(read_request(action), Request)
 
 
 @needs_release
@@ -591,6 +589,18 @@ def test_scorer_prefers_the_runtime_rejection_verdict() -> None:
     assert counts["untrusted"] == 1 and counts["invalid"] == 1
     step["results"][0]["rejected"] = "missing_input"
     assert planbench.call_counts({**base, "steps": [step]})["untrusted"] == 0
+    # without a verdict, an invalid call passing a value only a noisy call returned is inferred
+    noisy = {
+        "action": {"type": "call", "tool": "N", "args": {}},
+        "results": [
+            {"tool": "N", "ok": True, "valid": True, "output": "d", "value": "v", "trusted": False}
+        ],
+    }
+    del step["results"][0]["rejected"]
+    assert planbench.call_counts({**base, "steps": [noisy, step]})["untrusted"] == 1
+    # ... but in retrieval mode a rejection without `untrusted_input` is not one
+    retrieval = {**base, "settings": {"retrieval": True}, "steps": [noisy, step]}
+    assert planbench.call_counts(retrieval)["untrusted"] == 0
 
 
 def test_path_preserving_is_built_in_for_bundles_that_declare_no_blocker() -> None:
