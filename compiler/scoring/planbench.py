@@ -263,7 +263,7 @@ def call_counts(record: dict[str, Any]) -> dict[str, int]:
             if not r.get("valid"):
                 counts["invalid"] += 1
                 if verdicts or "rejected" in r:  # the runtime's own verdict
-                    counts["untrusted"] += r["rejected"] == "untrusted_input"
+                    counts["untrusted"] += r.get("rejected") == "untrusted_input"
                     continue
                 reused = {str(v) for v in args.values()} & (seen_untrusted - seen_trusted)
                 counts["untrusted"] += bool(reused)
