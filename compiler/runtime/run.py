@@ -14,6 +14,14 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 Under a blocker, `truth` is the re-solved ground truth of this episode (see
 `compiler.runtime.blockers`), not the static one in the bundle.
 
+In retrieval mode (PlanBench-XL, `compiler.runtime.protocol`) `settings` has `"retrieval": true`;
+a retrieval step's action is `{"type": "retrieve", "output", "inputs"}`, its `results` list the
+tools shown (`value` is the name), and the step adds `retrieved` (those names) and `retrieval`
+(`matched` datatypes, `note`, `blocked` tools swapped out, `count`); a refused call's result adds
+`rejected` (`untrusted_input`, `missing_input`, `wrong_inputs`). Under a retrieval-time blocker
+the outcome adds `blocking` (`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`,
+`truncated`).
+
 Each line is appended and flushed as soon as its episode ends; a run started again with the same
 output file skips the episodes already written (keyed by task, agent and settings).
 """
