@@ -486,7 +486,10 @@ def test_blocked_retrieval_shows_the_three_blocker_siblings_instead(paths: Loade
             "misleading",
         ]
         assert env.steps[-1]["retrieval"]["blocked"] == [tool]
-        assert len(names) <= CAP
+        # K + 2m primaries (K = m = 1 for an exact input/output request), then the blocked
+        # tool's five noisy siblings as ordinary distractors (appendix B.9.3's list budget)
+        assert names[:3] == swapped and len(names) == 3 + 5
+        assert all(paths.tools[n]["kind"] == "noisy" for n in names[3:])
 
 
 # ------------------------------------------------------------------ blocking (B.9.3)
