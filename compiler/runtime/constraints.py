@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from attrs import define, field
+
 from compiler.runtime.calls import Call, Counters, fmt, get, names, number
 from compiler.runtime.response import (
     check_response_content,
@@ -342,3 +344,57 @@ def round_cap(constraints: list[Any]) -> tuple[dict[str, Any], int] | None:
         if limit < float("inf") and (best is None or limit < best[1]):
             best = (c, max(1, int(limit)))
     return best
+
+
+@define
+class Checker:
+    """One episode's constraint state, used the same way by the runtime (`Env`) and by the
+    compiler when it replays a task's reference trajectory, so both judge a step alike.
+
+    `constraints` are records or `prepare` pairs; `types` the datatype schemas and `visible` the
+    task's tools (see `check_call`).
+    """
+
+    constraints: list[Any]
+    types: Any = None
+    visible: Any = None
+    counters: Counters = field(factory=Counters)
+    cap: tuple[dict[str, Any], int] | None = field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.constraints = _pairs(self.constraints)
+        self.cap = round_cap(self.constraints)
+
+    def call(
+        self, tool: str, batch: list[str], args: Any, spec: Any, index: int
+    ) -> list[dict[str, Any]]:
+        """Check one call of a round, then count it as attempted whatever the verdict."""
+        found = check_call(
+            self.constraints,
+            self.counters,
+            tool,
+            batch,
+            args,
+            spec,
+            types=self.types,
+            visible=self.visible,
+            index=index,
+        )
+        self.counters.attempt(tool)
+        return found
+
+    def end_round(self, batch: list[str]) -> None:
+        """Close a round of calls (every tool in it counts as called)."""
+        self.counters.close_round(batch)
+
+    def answer(self, text: str) -> list[dict[str, Any]]:
+        """Check a final answer (its own round included) and close its round."""
+        found = check_answer(self.constraints, text, self.counters)
+        self.counters.close_round([])
+        return found
+
+    def overrun(self) -> dict[str, Any] | None:
+        """Return the violation of the round cap once it is reached, else None."""
+        if self.cap is None or self.counters.rounds < self.cap[1]:
+            return None
+        return violation(self.cap[0], f"no final answer within {self.cap[1]} rounds")

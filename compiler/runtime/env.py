@@ -64,7 +64,7 @@ class Env:
     task: dict[str, Any] = field(init=False)
     retrieved: set[str] = field(init=False, factory=set)
     constraints: list[dict[str, Any]] = field(init=False, factory=list)
-    counters: cons.Counters = field(init=False, factory=cons.Counters)
+    checker: cons.Checker = field(init=False, default=None)
     datatypes: dict[str, dict[str, Any]] = field(init=False, factory=dict)
     prepared: list[Any] = field(init=False, factory=list)
     held: dict[str, str] = field(init=False, factory=dict)
@@ -113,6 +113,11 @@ class Env:
                 )
 
     # ------------------------------------------------------------ episode
+    @property
+    def counters(self) -> cons.Counters:
+        """The episode's constraint counters (attempts, rounds, widest round)."""
+        return self.checker.counters
+
     def reset(self) -> dict[str, Any]:
         """Start the episode and return the first observation."""
         self.task = self.bundle.task(self.task_id)
@@ -124,7 +129,7 @@ class Env:
         self.banned = set()
         self.hidden = set()
         self.retrieved = set()
-        self.counters = cons.Counters()
+        self.checker = cons.Checker(self.prepared, self.datatypes, self.visible)
         self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
         self.events = []
         self.call_steps = 0
@@ -222,8 +227,7 @@ class Env:
             results, error = self.retrieve(action)
         elif kind == "answer":
             text = str(action.get("answer", ""))
-            violations = cons.check_answer(self.prepared, text, self.counters)
-            self.counters.close_round([])
+            violations = self.checker.answer(text)
             if violations:
                 feedback = "\n".join(v["message"] for v in violations)
             else:
@@ -245,14 +249,12 @@ class Env:
         )
         if len(self.steps) >= self.max_steps:
             self.done = True
-        cap = cons.round_cap(self.prepared) if self.constraints else None
-        if cap is not None and not self.done and self.counters.rounds >= cap[1]:
+        overrun = None if self.done else self.checker.overrun()
+        if overrun is not None:
             # CCTU ends the episode at its round limit; the overrun is recorded against the
             # rounds constraint (no feedback: there is no next round to read it).
             self.done = True
-            self.steps[-1]["violations"].append(
-                cons.violation(cap[0], f"no final answer within {cap[1]} rounds")
-            )
+            self.steps[-1]["violations"].append(overrun)
         reward = 1.0 if self.done and self.success() else 0.0
         return self.observation(results), reward, self.done, {"error": error}
 
@@ -425,22 +427,9 @@ class Env:
         An invalid call (unknown tool, wrong arguments...) is checked too, so that a toolset
         constraint reports it as a violation; if none does, the runtime's own error stands.
         """
-        found = (
-            cons.check_call(
-                self.prepared,
-                self.counters,
-                checked.tool,
-                [r.tool for r in batch],
-                args,
-                self.bundle.tools.get(checked.tool),
-                types=self.datatypes,
-                visible=self.visible,
-                index=index,
-            )
-            if self.constraints
-            else []
+        found = self.checker.call(
+            checked.tool, [r.tool for r in batch], args, self.bundle.tools.get(checked.tool), index
         )
-        self.counters.attempt(checked.tool)
         if found:
             for v in found:
                 violations.append({**v, "call": index})
@@ -452,7 +441,7 @@ class Env:
     def end_round(self, batch: list[CallResult]) -> None:
         """Close a round of calls: every tool called in it counts as called from now on (CCTU:
         an order's prerequisite is met by an earlier attempt, rejected or not)."""
-        self.counters.close_round([r.tool for r in batch])
+        self.checker.end_round([r.tool for r in batch])
 
     # ------------------------------------------------------------ calls
     def check(self, tool: Any, args: Any) -> CallResult:

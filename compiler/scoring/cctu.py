@@ -14,6 +14,9 @@ parallel_calls_count; toolset: available_tools_and_parameters, required_paramete
 parameter_types; response: length, format, content. Dimension and kind are compared after
 lowercasing and turning spaces, hyphens and dots into underscores ("behaviour" reads as
 "behavior"; an empty or missing name as "unspecified").
+A violation's (or a declared constraint's) `category`, when present, is its kind's name in the
+paper's taxonomy and wins over `kind` (the runtime writes both: `kind` is the validator kind,
+e.g. `call_count`, `category` the paper's, e.g. `tool_call_count`).
 A step without the key has no violations; entries that are not objects are ignored.
 
 Metrics:
@@ -92,9 +95,8 @@ def violations(step: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for v in _list(step.get("violations")):
         if isinstance(v, dict):
-            out.append(
-                {**v, "dimension": canonical(v.get("dimension")), "kind": canonical(v.get("kind"))}
-            )
+            kind = canonical(v.get("category") or v.get("kind"))
+            out.append({**v, "dimension": canonical(v.get("dimension")), "kind": kind})
     return out
 
 
@@ -193,7 +195,8 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
             declared = {"toolset"} | mine
             for c in constraints:
                 c = _dict(c)
-                d, kind = canonical(c.get("dimension")), canonical(c.get("kind"))
+                d = canonical(c.get("dimension"))
+                kind = canonical(c.get("category") or c.get("kind"))
                 declared |= {d, f"{d}.{kind}"}
             for key in declared:
                 carried[key] = carried.get(key, 0) + 1
