@@ -439,6 +439,24 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     )
 
 
+def _declared(
+    constraints: list[ConstraintDef], nodes: list[tuple[m.Constraint, Env]]
+) -> dict[str, tuple[ConstraintDef, Any]]:
+    """Return each declared constraint with a function wording it for given parameter values:
+    a task that carries the constraint renders its own sentence from the same message."""
+    out: dict[str, tuple[ConstraintDef, Any]] = {}
+    attrs_of = {node.name: (node, env) for node, env in nodes}
+    for c in constraints:
+        node, env = attrs_of[c.name]
+        message = next((a for a in node.attrs if a.key == "message"), None)
+
+        def word(values: dict[str, Any], _m: Any = message, _e: Env = env) -> str:
+            return _strings(_m, _e.child(values))[0] if _m is not None else ""
+
+        out[c.name] = (c, word)
+    return out
+
+
 def base_env(ctx: CompileContext) -> Env:
     """Return the root scope: builtin functions, law helpers and the registry's families."""
     functions = {**law_functions(), **builtins.functions()}
@@ -491,6 +509,7 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
         state.formats,
         dict(state.seeds),
         enum_members,
+        declared=_declared(constraints, state.constraints),
     )
     for bnode, benv in state.backends:
         tasks.backend(bnode, benv)
