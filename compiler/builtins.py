@@ -15,6 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from compiler import solver
+from compiler.cctu import cctu
 from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
 from compiler.laws import seeded_rng
 
@@ -269,4 +270,9 @@ GENERATORS: dict[str, tuple[Callable[..., Any], str]] = {
     "product": (product, "every combination of named axes, with the common split tag"),
     "reachable": (reachable, "(inputs, target) pairs with a shortest solution in a length window"),
     "dag": (dag, "one task of dependent subtasks (one tool call each) drawn from the tools"),
+    "cctu": (
+        cctu,
+        "one CCTU case of a shape (single/parallel, single/multi-hop) with constraints drawn"
+        " from the declared taxonomy (each kind with probability p, gated by shape)",
+    ),
 }

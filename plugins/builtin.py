@@ -26,6 +26,10 @@ DOMAINS = {
         "PlanBench-XL-shaped retail lookups: aliased datatypes, typed signatures, noisy siblings",
     ),
     "multi_mcp": ("servers", "TPS-Bench-shaped MCP servers with tasks made of dependent subtasks"),
+    "cctu": (
+        "cases",
+        "CCTU-style cases: four structures, the twelve constraint kinds drawn per case, proved keepable",
+    ),
 }
 
 #: Blocker effects the runtime knows how to apply: name -> (parameters, doc).

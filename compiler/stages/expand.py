@@ -422,6 +422,16 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
                 f"constraint '{node.name}' of kind '{kind}' needs a parameter '{needed}'", node.span
             )
     scope = attrs.get("scope")
+    message = attrs.get("message")
+    if message is None:
+        text = ""
+    elif any(v is None for _, _, v in params) and message.values[0].template is not None:
+        # Parameters drawn per task: the scenario keeps the wording as a template; each task
+        # that carries the constraint renders it with its own values.
+        text = message.values[0].template.raw
+    else:
+        # The message is worded from the same parameters the validator checks, so they never drift.
+        text = _strings(message, env.child({n: v for n, _, v in params}))[0]
     return ConstraintDef(
         name=node.name,
         kind=kind,
@@ -430,10 +440,7 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
         if scope is not None and scope.values[0].template
         else "final",
         params=tuple(params),
-        # The message is worded from the same parameters the validator checks, so they never drift.
-        message=_strings(attrs.get("message"), env.child({n: v for n, _, v in params}))[0]
-        if "message" in attrs
-        else "",
+        message=text,
         gated_on=_strings(attrs.get("gated_on"), env),
         span=node.span,
     )
