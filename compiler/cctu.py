@@ -50,7 +50,9 @@ def _branches(tools: list[Any], roots: set[str], rng: random.Random, hops: int, 
         nexts = [
             t
             for t in tools
-            if t.inputs & made and t.inputs <= roots | made and t.name not in used
+            if t.inputs & made
+            and t.inputs <= roots | made
+            and t.name not in used
             and t not in chain
         ]
         if not nexts:
@@ -150,8 +152,12 @@ def _draw(kind: str, free: list[tuple[str, str]], facts: dict[str, Any], rng: ra
             "exclude": EXCLUDED,
             "language": ("english",),
         }
-        out = {n: list(v) if isinstance(v, list) else v for n in names if n in choices
-               for v in [choices[n][rng.randrange(len(choices[n]))]]}
+        out = {
+            n: list(v) if isinstance(v, list) else v
+            for n in names
+            if n in choices
+            for v in [choices[n][rng.randrange(len(choices[n]))]]
+        }
     missing = [n for n in names if n not in out]
     if missing:
         raise ValueError(f"cannot draw {', '.join(missing)} for a {kind} constraint")
@@ -163,8 +169,10 @@ def _clashes(decl: Any, chosen: dict[str, dict[str, Any]]) -> bool:
     must be one JSON object cannot also start or end with a required text."""
     params = {name for name, _, _ in decl.params}
     json_answer = chosen.get("response_format", {}).get("format") == "json"
-    return decl.kind == "response_content" and json_answer and bool(
-        params & {"starts_with", "ends_with"}
+    return (
+        decl.kind == "response_content"
+        and json_answer
+        and bool(params & {"starts_with", "ends_with"})
     )
 
 
@@ -210,9 +218,7 @@ def cctu(
         if kind not in always and not drawn:
             continue
         eligible = [
-            d
-            for d in decls
-            if (not d.gated_on or shape in d.gated_on) and not _clashes(d, chosen)
+            d for d in decls if (not d.gated_on or shape in d.gated_on) and not _clashes(d, chosen)
         ]
         if kind in always:  # drawn: a declaration to fill in; not drawn: a fixed default
             eligible = [d for d in eligible if bool(_free(d)) == drawn] or eligible
@@ -226,9 +232,10 @@ def cctu(
         chosen[kind] = {**{n: v for n, _, v in decl.params}, **values}
         attached.append(Record.of({"name": decl.name, **values}))
     goals = sorted(sorted(b[-1].outputs)[0] for b in branches)
-    inputs = sorted({d for b in branches for t in b for d in t.inputs} - {
-        d for b in branches for t in b for d in t.outputs
-    })
+    inputs = sorted(
+        {d for b in branches for t in b for d in t.inputs}
+        - {d for b in branches for t in b for d in t.outputs}
+    )
     return [
         Record.of(
             {
