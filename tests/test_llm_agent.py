@@ -233,6 +233,36 @@ def test_a_reply_without_tool_calls_is_the_answer(
     assert llm.step_log[0]["finish_reason"] == "stop"
 
 
+def test_a_rejected_answer_reaches_the_model_as_a_user_message(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    from compiler.api import compile_source
+    from compiler.emit.bundle import write_bundle
+    from compiler.source import SourceFile
+
+    text = """
+scenario demo/said "an answer that must say a word"
+datatype A
+tool Step(A) -> B
+constraint say {
+  param must: list = ["done"]
+  kind response_content dimension response scope final message "Say done."
+}
+tasks t { id "t" given A goal B query "Reach B." }
+"""
+    write_bundle(compile_source(SourceFile("s.scn", text)), tmp_path / "b")
+    bundle = LoadedBundle.load(tmp_path / "b")
+    server.script(answer("no"), answer("done"))
+    llm = agent(server)
+    record = episode(bundle, "t", llm, llm.name)
+    assert [s["action"]["answer"] for s in record["steps"]] == ["no", "done"]
+    retry = server.requests[1]["messages"]
+    assert retry[-2:] == [
+        {"role": "assistant", "content": "no"},
+        {"role": "user", "content": "CONSTRAINT NOT MET: Say done. (the answer must mention done)"},
+    ]
+
+
 # --------------------------------------------------------------------------- usage and latency
 
 
@@ -394,7 +424,9 @@ def test_run_concurrent_applies_blockers_like_run(travel: LoadedBundle, tmp_path
     assert run_concurrent(travel, factory, "oracle", out, concurrency=3, tasks=tasks) == (6, 0)
 
 
-def test_scn_run_drives_an_openai_compatible_endpoint(server: LoopbackServer, tmp_path: Path) -> None:
+def test_scn_run_drives_an_openai_compatible_endpoint(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
     """`scn run --agent openai:MODEL --base-url URL --concurrency N` end to end, then `scn score`."""
     import json
 
@@ -403,7 +435,14 @@ def test_scn_run_drives_an_openai_compatible_endpoint(server: LoopbackServer, tm
     from compiler.cli import main
 
     out = tmp_path / "llm.jsonl"
-    args = ["run", str(GENERATED / "multi_mcp-servers"), "--agent", "openai:loopback-model", "--base-url", server.base_url]
+    args = [
+        "run",
+        str(GENERATED / "multi_mcp-servers"),
+        "--agent",
+        "openai:loopback-model",
+        "--base-url",
+        server.base_url,
+    ]
     result = CliRunner().invoke(main, [*args, "--concurrency", "4", "--out", str(out), "-q"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
@@ -411,6 +450,12 @@ def test_scn_run_drives_an_openai_compatible_endpoint(server: LoopbackServer, tm
     assert all(r["agent"] == "openai:loopback-model" and r["outcome"]["success"] for r in lines)
     assert all("llm" in step for r in lines for step in r["steps"][:1])
     scored = CliRunner().invoke(main, ["score", str(out), "--json"])
-    assert scored.exit_code == 0 and json.loads(scored.stdout)["openai:loopback-model"]["success_rate"] == 1.0
-    missing = CliRunner().invoke(main, ["run", str(GENERATED / "multi_mcp-servers"), "--agent", "openai:m", "--out", str(out)])
+    assert (
+        scored.exit_code == 0
+        and json.loads(scored.stdout)["openai:loopback-model"]["success_rate"] == 1.0
+    )
+    missing = CliRunner().invoke(
+        main,
+        ["run", str(GENERATED / "multi_mcp-servers"), "--agent", "openai:m", "--out", str(out)],
+    )
     assert missing.exit_code == 2 and "--base-url" in missing.stderr

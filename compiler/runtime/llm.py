@@ -260,6 +260,8 @@ class OpenAIAgent:
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
         self._feed_results(observation.get("results") or [])
+        if observation.get("feedback"):  # a rejected final answer: CCTU tells it as the user
+            self.messages.append({"role": "user", "content": str(observation["feedback"])})
         changes = self._changes(observation)
         if changes:
             self.messages.append({"role": "user", "content": changes})
