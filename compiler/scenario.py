@@ -164,6 +164,7 @@ class TaskConstraint:
     scope: str
     values: tuple[tuple[str, Any], ...]
     message: str
+    span: Span | None = _span()
 
 
 @frozen

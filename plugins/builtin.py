@@ -28,7 +28,7 @@ DOMAINS = {
     "multi_mcp": ("servers", "TPS-Bench-shaped MCP servers with tasks made of dependent subtasks"),
     "cctu": (
         "cases",
-        "CCTU-style cases: four structures, the twelve constraint kinds drawn per case, proved keepable",
+        "CCTU-style cases: four structures, the twelve constraint kinds drawn per case",
     ),
 }
 

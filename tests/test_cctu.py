@@ -170,7 +170,7 @@ def test_an_infeasible_case_fails_compile_with_a_located_error(tmp_path: Path) -
     result = run("compile", spec, "-o", tmp_path / "out")
     assert result.exit_code == 2 and not (tmp_path / "out").exists()
     assert result.stderr.splitlines()[0] == (
-        f"{spec}:11:1: error: task 't1' cannot keep constraint 'budget': its reference trajectory"
+        f"{spec}:16:3: error: task 't1' cannot keep constraint 'budget': its reference trajectory"
         " breaks it at step 2 of 3: CONSTRAINT NOT MET: Use at most 1 tool calls. "
         "(at most 1 tool calls in all)"
     )

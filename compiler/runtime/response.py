@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from compiler.runtime.calls import fmt, get, number, text_list
+from compiler.runtime.toolset import json_type
 
 #: Markdown constructs that make an answer Markdown (and keep it from being plain text).
 MARKDOWN_CONSTRUCTS: dict[str, re.Pattern[str]] = {
@@ -141,14 +142,9 @@ def check_response_format(params: Any, answer: str) -> list[str]:
 
 
 def json_kind(value: Any) -> str:
-    """Return the JSON name of a parsed value's type, with its article."""
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "null" if value is None else "a number"
+    """Return the JSON name of a parsed value's type, with its article ("an array")."""
+    name = json_type(value)
+    return name if name == "null" else ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def _word(value: Any) -> str | None:

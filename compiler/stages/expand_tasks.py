@@ -425,6 +425,7 @@ class TaskBuilder:
                     scope=decl.scope,
                     values=tuple((k, _plain(v)) for k, v in sorted(values.items())),
                     message=word(values),
+                    span=span,
                 )
             )
         return tuple(out)

@@ -88,10 +88,11 @@ def with_reference(
     if problems:
         step, v = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        where = next((c.span for c in task.constraints or () if c.name == v["constraint"]), None)
         errors.error(
             f"task '{task.id}' cannot keep constraint '{v['constraint']}': its reference "
             f"trajectory breaks it at step {step + 1} of {len(actions)}: {v['message']}{more}",
-            task.span,
+            where or task.span,
             code="infeasible",
         )
         return truth
