@@ -417,3 +417,16 @@ def test_a_violation_followed_by_a_compliant_retry_is_a_self_correction(
     assert (scores["sr"], scores["psr"]) == (1.0, 0.0)
     assert scores["violation_rate.resource.interaction_rounds"] == 1.0
     assert scores["self_correction_rate.resource"] == 1.0
+
+
+def test_sr_and_psr_are_reported_per_structure(bundle: LoadedBundle) -> None:
+    records = []
+    for task_id in bundle.tasks:
+        shape = bundle.task(task_id)["info"]["shape"]
+        agent = OracleAgent() if shape.startswith("parallel") else NullAgent()
+        records.append({**episode(bundle, task_id, agent, "mixed"), "agent": "mixed"})
+    scores = score_records(records, truth=load_truth(records))["mixed"]
+    for shape in SHAPES:
+        expected = 1.0 if shape.startswith("parallel") else 0.0
+        assert scores[f"sr.{shape}"] == scores[f"psr.{shape}"] == expected, shape
+    assert scores["sr"] == 0.5

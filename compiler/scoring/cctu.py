@@ -53,6 +53,10 @@ None (an episode cut off by the step cap fails both rates).
 {"dimension", "kind"} objects. Missing: every case is taken to carry every dimension and kind, so
 the per-dimension denominators are all episodes.
 
+`outcome.truth.shape` (optional): the case's structure (CCTU's data source: single_hop,
+parallel_single_hop, multi_hop, parallel_multi_hop); when present, `sr.<shape>` and
+`psr.<shape>` are reported per structure too, as the paper's Table 2 does.
+
 Metrics with no episode (or no violation, for correction rates) are None.
 """
 
@@ -74,7 +78,7 @@ KINDS = {
 
 #: Metrics that are fractions in [0, 1] (or None); names starting with a prefix also are.
 RATES = frozenset({"sr", "psr", "subqueries_solved", "violation_rate", "self_correction_rate"})
-RATE_PREFIXES = ("violation_rate.", "self_correction_rate.")
+RATE_PREFIXES = ("violation_rate.", "self_correction_rate.", "sr.", "psr.")
 
 _ALIASES = {"behaviour": "behavior"}
 
@@ -176,6 +180,7 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     found: dict[str, int] = {}  # violations, overall ("") and by dimension
     fixed: dict[str, int] = {}  # corrected violations, likewise
     kinds: set[str] = set()
+    by_shape: dict[str, list[int]] = {}  # shape -> [episodes, sr, psr]
     for record in records:
         steps = [_dict(s) for s in _list(record.get("steps"))]
         per_step = [violations(s) for s in steps]
@@ -183,8 +188,16 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         answered = _dict(record.get("outcome")).get("answer") is not None
         anywhere = any(per_step)
         done += ok
-        sr += ok and answered and not (per_step and per_step[-1])
-        psr += ok and answered and not anywhere
+        solved_soft = ok and answered and not (per_step and per_step[-1])
+        solved_strict = ok and answered and not anywhere
+        sr += solved_soft
+        psr += solved_strict
+        shape = truth_of(record).get("shape")
+        if isinstance(shape, str) and shape:
+            counts = by_shape.setdefault(shape, [0, 0, 0])
+            counts[0] += 1
+            counts[1] += solved_soft
+            counts[2] += solved_strict
         violated += anywhere
         mine = {v["dimension"] for vs in per_step for v in vs}
         mine |= {f"{v['dimension']}.{v['kind']}" for vs in per_step for v in vs}
@@ -218,6 +231,9 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         "violation_rate": round(violated / n, 6) if n else None,
         "self_correction_rate": round(fixed[""] / found[""], 6) if found.get("") else None,
     }
+    for shape, (episodes, good, perfect) in sorted(by_shape.items()):
+        table[f"sr.{shape}"] = round(good / episodes, 6)
+        table[f"psr.{shape}"] = round(perfect / episodes, 6)
     dims = list(DIMENSIONS) + sorted({k.split(".")[0] for k in kinds} - set(DIMENSIONS))
     for key in dims + sorted(kinds):
         total = carried.get(key, 0) + undeclared
