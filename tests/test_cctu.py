@@ -430,3 +430,53 @@ def test_sr_and_psr_are_reported_per_structure(bundle: LoadedBundle) -> None:
         expected = 1.0 if shape.startswith("parallel") else 0.0
         assert scores[f"sr.{shape}"] == scores[f"psr.{shape}"] == expected, shape
     assert scores["sr"] == 0.5
+
+
+# ----------------------------------------------------------------- composed answers
+
+value_st = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8})?", fullmatch=True)
+
+
+def _response_constraints() -> Any:
+    """Response constraints as the `cctu` generator may draw them (no JSON with a start or end)."""
+    from compiler import cctu as gen
+
+    content = st.sampled_from(
+        [("starts_with", v) for v in gen.STARTS]
+        + [("ends_with", v) for v in gen.ENDS]
+        + [("identifiers", v) for v in gen.IDENTIFIERS]
+        + [("must", v) for v in gen.KEYWORDS]
+        + [("exclude", v) for v in gen.EXCLUDED]
+        + [("language", "english")]
+    )
+    length = st.sampled_from(["words", "characters"]).flatmap(
+        lambda unit: st.builds(
+            lambda low, high: {"unit": unit, "min": low, "max": high},
+            st.sampled_from(gen.LENGTHS[unit][0]),
+            st.sampled_from(gen.LENGTHS[unit][1]),
+        )
+    )
+    return st.tuples(
+        st.none() | st.sampled_from(gen.FORMATS), st.none() | content, st.none() | length
+    ).filter(lambda t: not (t[0] == "json" and t[1] and t[1][0] in ("starts_with", "ends_with")))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(value_st, min_size=1, max_size=4), drawn=_response_constraints())
+def test_a_composed_answer_keeps_every_response_constraint_the_generator_draws(
+    values: list[str], drawn: tuple[Any, Any, Any]
+) -> None:
+    from compiler.runtime import constraints as cons
+    from compiler.runtime.reference import compose_answer
+
+    fmt, content, length = drawn
+    records = []
+    if fmt:
+        records.append({"name": "f", "kind": "response_format", "values": {"format": fmt}})
+    if content:
+        records.append({"name": "c", "kind": "response_content", "values": dict([content])})
+    if length:
+        records.append({"name": "l", "kind": "response_length", "values": length})
+    answer = compose_answer(values, records)
+    assert cons.check_answer(records, answer) == []
+    assert all(v in answer for v in values)
