@@ -130,15 +130,15 @@ def _draw(kind: str, free: list[tuple[str, str]], facts: dict[str, Any], rng: ra
         i, j = sorted(rng.sample(range(len(layer)), 2))
         out = {"group": [layer[i], layer[j]]}
     elif kind == "parallel_count":
-        unit = rng.choice(("type", "num")) if "unit" in names else None
+        unit = rng.choice(("type", "num")) if "unit" in names else facts["unit"] or "type"
         width = max(len(set(x)) if unit != "num" else len(x) for x in layers)
         if width < 2 and "min" in names:
             return None
         out = {"min": rng.randint(2, width) if width >= 2 else 1, "max": width + rng.randrange(2)}
-        if unit is not None:
-            out["unit"] = unit
+        out["unit"] = unit
     elif kind == "response_length":
-        unit = facts["unit"] if "unit" not in names else rng.choice(("words", "characters"))
+        unit = rng.choice(("words", "characters")) if "unit" in names else facts["unit"]
+        unit = unit if unit in LENGTHS else "characters"
         lows, highs = LENGTHS[unit]
         out = {"unit": unit, "min": rng.choice(lows), "max": rng.choice(highs)}
     elif kind == "response_format":
