@@ -236,6 +236,13 @@ def test_an_unknown_tool_is_a_toolset_violation_and_counts_as_an_attempt(
         f" and {len(bundle.tools) - 8} more))"
     )
     assert env.counters.calls == 1 and env.counters.per_tool == {"weather_oracle": 1}
+    # Malformed arguments are reported as violations too, never raised.
+    tool = task["truth"]["path"][0]
+    env.step({"type": "call", "tool": tool, "args": ["not", "an", "object"]})
+    assert [v["kind"] for v in env.steps[-1]["violations"]] == ["required_params", "param_types"]
+    assert env.steps[-1]["violations"][1]["message"].endswith(
+        f"({tool}: arguments must be an object, not array)"
+    )
 
 
 ROUNDS_TASK = """
