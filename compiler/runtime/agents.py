@@ -39,7 +39,11 @@ class NullAgent:
 
 
 class OracleAgent:
-    """Calls the ground-truth path (in parallel layers where the task has them), then answers."""
+    """Calls the ground-truth path (in parallel layers where the task has them), then answers.
+
+    A task with constraints ships a reference trajectory proved to keep them; the oracle plays
+    it action by action (its calls, then its composed answer).
+    """
 
     name = "oracle"
 
@@ -48,6 +52,7 @@ class OracleAgent:
         self.task = task
         layers = task["truth"].get("layers") or [[t] for t in task["truth"]["path"]]
         self.plan = [list(layer) for layer in layers]
+        self.reference = list(task["truth"].get("reference") or [])
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         held = observation["held"]
@@ -55,6 +60,8 @@ class OracleAgent:
             if not hasattr(self, "seeker"):
                 self.seeker = RetrievingOracle(self.bundle, self.task)
             return self.seeker.act(observation)
+        if self.reference and not observation.get("events"):
+            return self.reference.pop(0)
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
             from compiler.runtime.blockers import optimal_path

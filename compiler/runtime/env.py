@@ -68,7 +68,7 @@ class Env:
     task: dict[str, Any] = field(init=False)
     retrieved: set[str] = field(init=False, factory=set)
     constraints: list[dict[str, Any]] = field(init=False, factory=list)
-    counters: cons.Counters = field(init=False, factory=cons.Counters)
+    checker: cons.Checker = field(init=False, default=None)
     datatypes: dict[str, dict[str, Any]] = field(init=False, factory=dict)
     prepared: list[Any] = field(init=False, factory=list)
     held: dict[str, str] = field(init=False, factory=dict)
@@ -90,7 +90,12 @@ class Env:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
             self.bundle = LoadedBundle.load(self.bundle)
         self.task = self.bundle.task(self.task_id)
-        self.constraints = list(self.bundle.scenario.get("constraints", []))
+        # A task that carries its own constraints (CCTU: drawn per case) is checked against those;
+        # otherwise the scenario's apply to every task.
+        own = self.task.get("constraints")
+        self.constraints = list(
+            own if isinstance(own, list) else self.bundle.scenario.get("constraints", [])
+        )
         if self.constraints:  # toolset checks need each datatype's JSON type and enum members
             self.datatypes = datatype_schemas(self.bundle.scenario)
             self.prepared = cons.prepare(self.constraints)
@@ -119,6 +124,11 @@ class Env:
                 self.retrieval = True  # a retrieval-time blocker needs the retrieval protocol
 
     # ------------------------------------------------------------ episode
+    @property
+    def counters(self) -> cons.Counters:
+        """The episode's constraint counters (attempts, rounds, widest round)."""
+        return self.checker.counters
+
     def reset(self) -> dict[str, Any]:
         """Start the episode and return the first observation."""
         self.task = self.bundle.task(self.task_id)
@@ -130,7 +140,7 @@ class Env:
         self.banned = set()
         self.hidden = set()
         self.retrieved = set()
-        self.counters = cons.Counters()
+        self.checker = cons.Checker(self.prepared, self.datatypes, self.visible)
         self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
         self.events = []
         self.call_steps = 0
@@ -211,15 +221,15 @@ class Env:
                     and batch[0].valid
                 ):
                     results = [self.ban(batch[0])] + [
-                        self.guarded(r, batch, violations, a)
-                        for r, a in zip(batch[1:], sent[1:], strict=True)
+                        self.guarded(r, batch, violations, a, i)
+                        for i, (r, a) in enumerate(zip(batch[1:], sent[1:], strict=True), 1)
                     ]
                 else:
                     results = [
-                        self.guarded(r, batch, violations, a)
-                        for r, a in zip(batch, sent, strict=True)
+                        self.guarded(r, batch, violations, a, i)
+                        for i, (r, a) in enumerate(zip(batch, sent, strict=True))
                     ]
-                self.end_round(results)
+                self.end_round(batch)
                 self.segments[-1]["calls"] += sum(
                     1 for r in results if r.valid and r.ok and r.trusted
                 )
@@ -231,7 +241,7 @@ class Env:
             feedback = error or extra.get("retrieval", {}).get("note")
         elif kind == "answer":
             text = str(action.get("answer", ""))
-            violations = cons.check_answer(self.prepared, text)
+            violations = self.checker.answer(text)
             if violations:
                 feedback = "\n".join(v["message"] for v in violations)
             else:
@@ -254,6 +264,12 @@ class Env:
         )
         if len(self.steps) >= self.max_steps:
             self.done = True
+        overrun = None if self.done else self.checker.overrun()
+        if overrun is not None:
+            # CCTU ends the episode at its round limit; the overrun is recorded against the
+            # rounds constraint (no feedback: there is no next round to read it).
+            self.done = True
+            self.steps[-1]["violations"].append(overrun)
         reward = 1.0 if self.done and self.success() else 0.0
         return self.observation(results), reward, self.done, {"error": error}
 
@@ -406,36 +422,28 @@ class Env:
         batch: list[CallResult],
         violations: list[dict[str, Any]],
         args: Any = None,
+        index: int = 0,
     ) -> CallResult:
-        """Run a valid call unless it breaks a constraint; attempts count either way (CCTU)."""
-        if not checked.valid:
-            return checked
-        found = (
-            cons.check_call(
-                self.prepared,
-                self.counters,
-                checked.tool,
-                [r.tool for r in batch],
-                args,
-                self.bundle.tools.get(checked.tool),
-                types=self.datatypes,
-                visible=self.visible,
-            )
-            if self.constraints
-            else []
+        """Run a valid call unless it breaks a constraint; attempts count either way (CCTU).
+
+        An invalid call (unknown tool, wrong arguments...) is checked too, so that a toolset
+        constraint reports it as a violation; if none does, the runtime's own error stands.
+        """
+        found = self.checker.call(
+            checked.tool, [r.tool for r in batch], args, self.bundle.tools.get(checked.tool), index
         )
-        self.counters.attempt(checked.tool)
         if found:
             for v in found:
-                violations.append({**v, "call": batch.index(checked)})
+                violations.append({**v, "call": index})
             return CallResult(
-                checked.tool, False, True, error="\n".join(v["message"] for v in found)
+                checked.tool, False, checked.valid, error="\n".join(v["message"] for v in found)
             )
-        return self.execute(checked)
+        return self.execute(checked) if checked.valid else checked
 
-    def end_round(self, results: list[CallResult]) -> None:
-        """Close a round of calls: later rounds may now depend on what succeeded in this one."""
-        self.counters.close_round([r.tool for r in results if r.ok])
+    def end_round(self, batch: list[CallResult]) -> None:
+        """Close a round of calls: every tool called in it counts as called from now on (CCTU:
+        an order's prerequisite is met by an earlier attempt, rejected or not)."""
+        self.checker.end_round([r.tool for r in batch])
 
     # ------------------------------------------------------------ calls
     def check(self, tool: Any, args: Any) -> CallResult:

@@ -285,7 +285,11 @@ class OpenAIAgent:
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
-        self._feed_results(observation.get("results") or [], observation.get("feedback"))
+        feedback = observation.get("feedback")
+        retrieving = self.retrieving is not None
+        self._feed_results(observation.get("results") or [], feedback)
+        if feedback and not retrieving:  # a rejected final answer: CCTU tells it as the user
+            self.messages.append({"role": "user", "content": str(feedback)})
         changes = self._changes(observation)
         if changes:
             self.messages.append({"role": "user", "content": changes})

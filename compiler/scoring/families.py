@@ -111,6 +111,7 @@ def truth_fields(task: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]]
         goals=task.get("goals"),
         subtasks=task.get("subtasks"),
         constraints=task.get("constraints"),
+        shape=_dict(task.get("info")).get("shape"),
         signatures=signatures,
         tool_latency_ms=latency or None,
     )
