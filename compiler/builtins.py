@@ -15,6 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from compiler import solver
+from compiler.cctu import cctu
 from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
 from compiler.laws import seeded_rng
 
@@ -61,6 +62,30 @@ def _sqrt(x: Any) -> float:
     return value**0.5
 
 
+def attach(name: Any, **values: Any) -> Record:
+    """Return one constraint for a task's `constraints` list: a declared constraint's name and
+    the parameter values that replace its declared defaults: `attach("budget", max=3)`."""
+    return Record.of({"name": str(name), **values})
+
+
+def _unbounded(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip().lower() in ("inf", ""))
+
+
+def bound(low: Any = 0, high: Any = None, unit: Any = "") -> str:
+    """Word an inclusive range for a constraint's sentence: "at most 5", "at least 2",
+    "between 2 and 5", "exactly 3" or "any number of" (0 and `inf` or none mean no bound)."""
+    suffix = f" {unit}" if unit else ""
+    no_low = _unbounded(low) or low == 0
+    if _unbounded(high):
+        return f"any number of{suffix}" if no_low else f"at least {low}{suffix}"
+    if no_low:
+        return f"at most {high}{suffix}"
+    if low == high:
+        return f"exactly {low}{suffix}"
+    return f"between {low} and {high}{suffix}"
+
+
 def functions() -> dict[str, Callable[..., Any]]:
     """Return the deterministic builtin functions available in every expression."""
     return {
@@ -81,6 +106,8 @@ def functions() -> dict[str, Callable[..., Any]]:
         "sorted": lambda xs: sorted(as_iterable(xs, None)),
         "sqrt": _sqrt,
         "list": lambda *xs: list(xs),
+        "attach": attach,
+        "bound": bound,
     }
 
 
@@ -91,6 +118,8 @@ class GeneratorContext:
     seed: int
     tools: tuple[solver.Tool, ...]
     datatypes: tuple[str, ...]
+    #: The scenario's declared constraints (`compiler.scenario.ConstraintDef`), in order.
+    constraints: tuple[Any, ...] = ()
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:
@@ -241,4 +270,9 @@ GENERATORS: dict[str, tuple[Callable[..., Any], str]] = {
     "product": (product, "every combination of named axes, with the common split tag"),
     "reachable": (reachable, "(inputs, target) pairs with a shortest solution in a length window"),
     "dag": (dag, "one task of dependent subtasks (one tool call each) drawn from the tools"),
+    "cctu": (
+        cctu,
+        "one CCTU case of a shape (single/parallel, single/multi-hop) with constraints drawn"
+        " from the declared taxonomy (each kind with probability p, gated by shape)",
+    ),
 }

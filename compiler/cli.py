@@ -327,14 +327,15 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs.jsonl"), show_default=True, help="Trajectory file (appended; a rerun resumes).")
 @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids (default: every task).")
 @click.option("--split", default=None, help="Only tasks of this split.")
-@click.option("--max-steps", type=int, default=20, show_default=True)
+@click.option("--max-steps", type=int, default=None, help="Step budget per episode [default: 100 in retrieval mode, else 20].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --agent openai:MODEL (vLLM, Ollama, a hosted API).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key.")
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Episodes played at once.")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per LLM request.")
 @click.option("--blocker", default=None, help="A blocker the bundle declares (by name or effect), applied online.")
-@click.option("--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker.")
+@click.option("--blocks", type=int, default=None, help="Events per episode with --blocker (a retrieval-time blocker: the largest blocked set) [default: 1, or the blocker's largest].")
+@click.option("--retrieval/--no-retrieval", default=None, help="Tools are shown only through retrieval requests (PlanBench-XL) [default: on for PlanBench-XL bundles].")
 @click.option("-q", "--quiet", is_flag=True)
 @diagnostics_option
 def run(
@@ -343,14 +344,15 @@ def run(
     out: Path,
     task_ids: str | None,
     split: str | None,
-    max_steps: int,
+    max_steps: int | None,
     seed: int,
     base_url: str | None,
     api_key_env: str,
     concurrency: int,
     timeout: float,
     blocker: str | None,
-    blocks: int,
+    blocks: int | None,
+    retrieval: bool | None,
     quiet: bool,
     diagnostics_format: str,
 ) -> None:
@@ -361,9 +363,10 @@ def run(
     """
     from compiler.runtime.bundle import LoadedBundle
     from compiler.runtime.parallel import run_concurrent
+    from compiler.runtime.run import run_defaults
 
     with _boundary(_Reporter(diagnostics_format)):
-        if max_steps < 1:
+        if max_steps is not None and max_steps < 1:
             raise ScnError("--max-steps must be at least 1", path="--max-steps", code="usage")
         if concurrency < 1:
             raise ScnError("--concurrency must be at least 1", path="--concurrency", code="usage")
@@ -385,6 +388,9 @@ def run(
                 )
             factory = lambda: entry.factory(seed)  # noqa: E731
         loaded = LoadedBundle.load(bundle)
+        retrieval, max_steps, blocks = run_defaults(
+            loaded, retrieval=retrieval, max_steps=max_steps, blocker=blocker, blocks=blocks
+        )
         ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else list(loaded.tasks)
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
@@ -399,7 +405,8 @@ def run(
                 max_steps=max_steps,
                 seed=seed,
                 blocker=blocker,
-                blocks=blocks if blocker else 0,
+                blocks=blocks,
+                retrieval=retrieval,
                 progress=progress,
             )
         if not quiet:

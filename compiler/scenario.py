@@ -154,6 +154,20 @@ class Subtask:
 
 
 @frozen
+class TaskConstraint:
+    """One constraint a task carries (CCTU draws them per case): a declared constraint with the
+    task's parameter values, and its wording rendered from the declaration's message."""
+
+    name: str
+    kind: str
+    dimension: str
+    scope: str
+    values: tuple[tuple[str, Any], ...]
+    message: str
+    span: Span | None = _span()
+
+
+@frozen
 class TaskDef:
     """A concrete task: what the agent is given, what it must reach, and the query text."""
 
@@ -170,6 +184,8 @@ class TaskDef:
     info: tuple[tuple[str, Any], ...] = ()
     truth: str = "min_cost"
     span: Span | None = _span()
+    #: The task's own constraints (None: the scenario's apply).
+    constraints: tuple[TaskConstraint, ...] | None = None
 
 
 @frozen
@@ -232,6 +248,9 @@ class GroundTruth:
     ban_margin: int | None = None
     answer: tuple[tuple[str, str], ...] = ()
     edges: tuple[tuple[str, str, str], ...] = ()
+    #: For a task with constraints: its reference trajectory (actions, the final answer last),
+    #: proved at compile time to break none of them.
+    reference: tuple[Any, ...] = field(default=(), eq=False)
 
 
 @frozen

@@ -233,6 +233,36 @@ def test_a_reply_without_tool_calls_is_the_answer(
     assert llm.step_log[0]["finish_reason"] == "stop"
 
 
+def test_a_rejected_answer_reaches_the_model_as_a_user_message(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    from compiler.api import compile_source
+    from compiler.emit.bundle import write_bundle
+    from compiler.source import SourceFile
+
+    text = """
+scenario demo/said "an answer that must say a word"
+datatype A
+tool Step(A) -> B
+constraint say {
+  param must: list = ["done"]
+  kind response_content dimension response scope final message "Say done."
+}
+tasks t { id "t" given A goal B query "Reach B." }
+"""
+    write_bundle(compile_source(SourceFile("s.scn", text)), tmp_path / "b")
+    bundle = LoadedBundle.load(tmp_path / "b")
+    server.script(answer("no"), answer("done"))
+    llm = agent(server)
+    record = episode(bundle, "t", llm, llm.name)
+    assert [s["action"]["answer"] for s in record["steps"]] == ["no", "done"]
+    retry = server.requests[1]["messages"]
+    assert retry[-2:] == [
+        {"role": "assistant", "content": "no"},
+        {"role": "user", "content": "CONSTRAINT NOT MET: Say done. (the answer must mention done)"},
+    ]
+
+
 # --------------------------------------------------------------------------- usage and latency
 
 

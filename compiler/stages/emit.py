@@ -128,8 +128,9 @@ class _GraphShapes:
 
 def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> dict[str, Any]:
     """Return one line of `tasks.jsonl`: the task and its ground truth (`graph` names its
-    ground-truth graph in `graphs.jsonl`)."""
-    return {
+    ground-truth graph in `graphs.jsonl`). A task with its own constraints also records them
+    (`constraints`) and its proved reference trajectory (`truth.reference`)."""
+    record = {
         "id": task.id,
         "generator": task.generator,
         "split": task.split,
@@ -162,6 +163,12 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
             "graph": graph,
         },
     }
+    if task.constraints is not None:
+        from compiler.stages.feasible import constraint_record
+
+        record["constraints"] = [constraint_record(c) for c in task.constraints]
+        record["truth"]["reference"] = list(truth.reference)
+    return record
 
 
 def environment_record(scenario: Scenario) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from compiler import solver
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnSemanticError
 from compiler.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
+from compiler.stages import feasible
 
 #: How many optimal paths / minimal sets a task records before it says "truncated".
 OPTIMAL_LIMIT = 64
@@ -291,4 +292,7 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
         if len(errors.items) > 200:
             break
     errors.raise_if_errors(ScnSemanticError)
+    if any(t.constraints is not None for t in scenario.tasks):
+        truths = feasible.with_references(scenario, truths, records, errors)
+        errors.raise_if_errors(ScnSemanticError)
     return Solved(scenario, tuple(truths))

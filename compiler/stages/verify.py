@@ -3,6 +3,8 @@
 The bundle is written to a private temporary folder and its own `stubs.py` is imported from
 there, so what is checked is exactly what ships. Each ground-truth path must succeed call by call
 and end holding every goal with the recorded answer; a do-nothing run must fail every task.
+Tasks that carry constraints are also played end to end through the runtime: the oracle (their
+proved reference trajectory) must solve each with no violation, the null agent none.
 """
 
 from __future__ import annotations
@@ -134,4 +136,34 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         if len(errors.items) >= 100:
             break
     errors.raise_if_errors(ScnVerifyError)
+    constrained = [t["id"] for t in bundle.jsonl("tasks.jsonl") if "constraints" in t]
+    if constrained:
+        play_constrained(bundle, constrained, errors)
+        errors.raise_if_errors(ScnVerifyError)
     return bundle
+
+
+def play_constrained(bundle: Bundle, task_ids: list[str], errors: Collector) -> None:
+    """Play the tasks that carry constraints end to end through the runtime (`Env`): the oracle,
+    which plays each reference trajectory, must solve every task with no violation, and the
+    null agent (an empty answer at once) must solve none."""
+    from compiler.runtime.agents import NullAgent, OracleAgent
+    from compiler.runtime.bundle import LoadedBundle
+    from compiler.runtime.run import episode
+
+    with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
+        write_files(bundle.files, Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp))
+        for task_id in task_ids:
+            record = episode(loaded, task_id, OracleAgent(), "oracle")
+            broken = [v["message"] for s in record["steps"] for v in s.get("violations", [])]
+            if broken or not record["outcome"]["success"]:
+                why = broken[0] if broken else "the episode does not solve the task"
+                errors.error(
+                    f"task '{task_id}': its reference trajectory fails at run time: {why}",
+                    code="verify",
+                )
+            if episode(loaded, task_id, NullAgent(), "null")["outcome"]["success"]:
+                errors.error(f"task '{task_id}' is solved by doing nothing", code="verify")
+            if len(errors.items) >= 100:
+                break

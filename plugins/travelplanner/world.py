@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from compiler.runtime.constraints import params_of
 from plugins.travelplanner.database import Database
 from plugins.travelplanner.plan import read_plan
 from plugins.travelplanner.validators import KINDS
@@ -138,8 +139,7 @@ class World:
             entry = KINDS.get(c.get("kind", ""))
             if c.get("scope") != "plan" or entry is None:
                 continue
-            params = {k: (v or {}).get("default") for k, v in (c.get("params") or {}).items()}
-            raw[c["name"]] = entry[0](params, plan, query, self.db)
+            raw[c["name"]] = entry[0](params_of(c), plan, query, self.db)
         checks: dict[str, Any] = {"delivered": plan.delivered, "hard_applicable": 0}
         problems: list[tuple[dict[str, Any], str]] = []
         for c in constraints:
