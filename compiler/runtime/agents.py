@@ -72,6 +72,20 @@ class OracleAgent:
         return {"type": "parallel", "calls": calls}
 
 
+class SequentialAgent(OracleAgent):
+    """The oracle's calls one at a time: the same tools in the same order, never two in a turn.
+
+    TPS-Bench compares parallel with sequential scheduling (its Figure 7); on a DAG task this
+    agent completes everything in as many turns as subtasks, against the oracle's layer count.
+    """
+
+    name = "sequential"
+
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        super().begin(bundle, task)
+        self.plan = [[t] for layer in self.plan for t in layer]
+
+
 class GreedyAgent:
     """CostBench's greedy policy: the tool with the lowest cost per atomic component.
 
@@ -158,6 +172,10 @@ class RandomAgent:
 AGENTS = {
     "null": (lambda seed=0: NullAgent(), "does nothing and answers at once; must score zero"),
     "oracle": (lambda seed=0: OracleAgent(), "follows the ground truth; must score perfectly"),
+    "sequential": (
+        lambda seed=0: SequentialAgent(),
+        "the oracle's calls one per turn (TPS-Bench's sequential scheduling)",
+    ),
     "greedy": (
         lambda seed=0: GreedyAgent(),
         "CostBench's greedy policy (lowest cost per atomic component)",
