@@ -25,6 +25,8 @@ def serve(
     Raises:
         ScnDataError: not a bundle, an unknown task or server, a host that is not loopback.
     """
+    import gc
+
     import anyio
 
     from compiler.runtime.bundle import LoadedBundle
@@ -32,6 +34,9 @@ def serve(
 
     bundle = LoadedBundle.load(bundle_path)
     serving = Serving(bundle, task=task, log=log, transport=transport, latency_scale=latency_scale)
+    # The bundle is loaded once and never freed: keep its objects out of every later collection,
+    # or a full collection (tens of ms over a large bundle) lands on some unlucky call.
+    gc.freeze()
     if transport == "stdio":
         anyio.run(serve_stdio, serving, server)
         return

@@ -204,9 +204,12 @@ class Serving:
             return await self.call(params.name, params.arguments, ctx)
 
         version = str(self.bundle.manifest.get("compiler", {}).get("version", ""))
+        schemas = {t.name: t.input_schema for t in tools}
         return Server(
             name,
             version=version,
+            # a dict lookup, so the SDK's per-call header check need not re-list every tool
+            get_tool_input_schema=schemas.get,
             instructions="Call scn_get_task (on /mcp or /mcp/scn) for the request to solve.",
             on_list_tools=list_tools,
             on_call_tool=call_tool,
