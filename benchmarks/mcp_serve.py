@@ -12,12 +12,14 @@ each takes a task, calls its ground-truth tools in order on the aggregated `/mcp
 its own episode key, submits the answer, and starts the next task, so every call goes through
 the runtime's checks, the stub lookup and the trajectory log. Printed per server and
 concurrency: calls per second (all clients together, wall clock) and p50/p99 latency of one
-call as the client sees it. Session set-up and a warm-up are not timed. Client and servers share
-the machine's cores, as they would for an agent on the same host.
+call as the client sees it, each the median over alternating rounds (bare, scn, bare, ...), so
+load from other processes hits both alike. Session set-up and a warm-up are not timed. Server
+CPU per call: the server process's CPU time over a round (set-up included) over its calls.
+Client and servers share the machine's cores, as they would for an agent on the same host.
 
 Targets (issue 7): scn >= 80 % of bare calls/s at every concurrency, scn p99 <= 1.25 x bare p99.
 
-    .venv/bin/python benchmarks/mcp_serve.py                 # both modes, ~1 minute
+    .venv/bin/python benchmarks/mcp_serve.py                 # both modes, 3 rounds, ~3 minutes
     .venv/bin/python benchmarks/mcp_serve.py --mode stateless-json --calls 300
 """
 
@@ -26,7 +28,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,6 +84,15 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=10)
+
+
+def cpu_seconds(process: subprocess.Popen[bytes]) -> float:
+    """User + system CPU time of a process so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def episodes(bundle: Path) -> list[list[tuple[str, dict[str, str]]]]:
@@ -178,13 +191,21 @@ async def drive(url: str, kind: str, clients: int, total: int, plays: list[Any])
     # others' warm-up are counted too, so this slightly favours neither server
     return {
         "calls": n,
+        "total": clients * (per + warmup),  # calls made, for server CPU per call
         "calls_per_s": n / wall,
         "p50_ms": latencies[n // 2] * 1000,
         "p99_ms": latencies[min(n - 1, int(n * 0.99))] * 1000,
     }
 
 
-def run_mode(mode: str, total: int, bundle: Path, concurrency: list[int]) -> list[dict[str, Any]]:
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's median over the rounds."""
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+
+
+def run_mode(
+    mode: str, total: int, bundle: Path, concurrency: list[int], rounds: int
+) -> list[dict[str, Any]]:
     json_response = mode == "stateless-json"
     stateless = mode == "stateless-json"
     plays = episodes(bundle)
@@ -210,12 +231,16 @@ def run_mode(mode: str, total: int, bundle: Path, concurrency: list[int]) -> lis
         scn = start(scn_args, scn_port)
         try:
             for n in concurrency:
-                base = asyncio.run(
-                    drive(f"http://127.0.0.1:{bare_port}/mcp", "bare", n, total, plays)
-                )
-                ours = asyncio.run(
-                    drive(f"http://127.0.0.1:{scn_port}/mcp", "scn", n, total, plays)
-                )
+                runs: dict[str, list[dict[str, Any]]] = {"bare": [], "scn": []}
+                for _ in range(rounds):  # alternate, so load from elsewhere hits both alike
+                    for kind, process, port in (("bare", bare, bare_port), ("scn", scn, scn_port)):
+                        before = cpu_seconds(process)
+                        got = asyncio.run(
+                            drive(f"http://127.0.0.1:{port}/mcp", kind, n, total, plays)
+                        )
+                        got["server_cpu_us"] = (cpu_seconds(process) - before) / got["total"] * 1e6
+                        runs[kind].append(got)
+                base, ours = median_run(runs["bare"]), median_run(runs["scn"])
                 rows.append({"mode": mode, "clients": n, "bare": base, "scn": ours})
                 print_row(rows[-1])
         finally:
@@ -235,7 +260,8 @@ def print_row(row: dict[str, Any]) -> None:
         f"{row['mode']:<15} {row['clients']:>3} | "
         f"bare {b['calls_per_s']:7.1f}/s p50 {b['p50_ms']:6.2f} "
         f"p99 {b['p99_ms']:7.2f} ms | scn {s['calls_per_s']:7.1f}/s p50 {s['p50_ms']:6.2f} "
-        f"p99 {s['p99_ms']:7.2f} ms | scn/bare {ratio:5.2f}x, p99 {p99:4.2f}x {verdict}",
+        f"p99 {s['p99_ms']:7.2f} ms | scn/bare {ratio:5.2f}x, p99 {p99:4.2f}x {verdict} | "
+        f"server CPU/call bare {b['server_cpu_us']:.0f} us, scn {s['server_cpu_us']:.0f} us",
         flush=True,
     )
 
@@ -246,12 +272,13 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=640, help="timed calls per server and level")
     parser.add_argument("--mode", choices=["default", "stateless-json", "both"], default="both")
     parser.add_argument("--clients", default="1,8,32")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians shown")
     args = parser.parse_args()
     concurrency = [int(c) for c in args.clients.split(",")]
     modes = ["default", "stateless-json"] if args.mode == "both" else [args.mode]
     print("mode            clients | bare SDK server (one echo tool) | scn serve | ratio")
     for mode in modes:
-        run_mode(mode, args.calls, args.bundle, concurrency)
+        run_mode(mode, args.calls, args.bundle, concurrency, args.rounds)
 
 
 if __name__ == "__main__":
