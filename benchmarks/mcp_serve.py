@@ -14,7 +14,8 @@ the runtime's checks, the stub lookup and the trajectory log. Printed per server
 concurrency: calls per second (all clients together, wall clock) and p50/p99 latency of one
 call as the client sees it, each the median over alternating rounds (bare, scn, bare, ...), so
 load from other processes hits both alike. Session set-up and a warm-up are not timed. Server
-CPU per call: the server process's CPU time over a round (set-up included) over its calls.
+and client CPU per call: each process's CPU time over the timed part over the calls timed
+(the clock is /proc's, 10 ms ticks, so these need a few hundred calls).
 Client and servers share the machine's cores, as they would for an agent on the same host.
 
 Targets (issue 7): scn >= 80 % of bare calls/s at every concurrency, scn p99 <= 1.25 x bare p99.
@@ -158,8 +159,11 @@ async def client_loop(
 class Gate:
     """Every client connects and warms up before the clock starts."""
 
-    def __init__(self, clients: int) -> None:
+    def __init__(self, clients: int, server: subprocess.Popen[bytes]) -> None:
         self.clients = clients
+        self.server = server
+        self.server_cpu = 0.0
+        self.client_cpu = 0.0
         self.connected = 0
         self.warm = 0
         self.go = asyncio.Event()
@@ -175,23 +179,35 @@ class Gate:
         self.warm += 1
         if self.warm == self.clients:
             self.started = time.perf_counter()
+            self.server_cpu = cpu_seconds(self.server)
+            self.client_cpu = time.process_time()
 
 
-async def drive(url: str, kind: str, clients: int, total: int, plays: list[Any]) -> dict[str, Any]:
+async def drive(
+    url: str,
+    kind: str,
+    clients: int,
+    total: int,
+    plays: list[Any],
+    server: subprocess.Popen[bytes],
+) -> dict[str, Any]:
     per = max(1, total // clients)
     warmup = 5
-    gate = Gate(clients)
+    gate = Gate(clients, server)
     results = await asyncio.gather(
         *(client_loop(url, kind, per, warmup, plays, i, gate) for i in range(clients))
     )
     wall = time.perf_counter() - gate.started
+    server_cpu = cpu_seconds(server) - gate.server_cpu
+    client_cpu = time.process_time() - gate.client_cpu
     latencies = sorted(x for r in results for x in r)
     n = len(latencies)
     # calls timed after every client warmed up; the few made by faster clients during the
     # others' warm-up are counted too, so this slightly favours neither server
     return {
         "calls": n,
-        "total": clients * (per + warmup),  # calls made, for server CPU per call
+        "server_cpu_us": server_cpu / n * 1e6,
+        "client_cpu_us": client_cpu / n * 1e6,
         "calls_per_s": n / wall,
         "p50_ms": latencies[n // 2] * 1000,
         "p99_ms": latencies[min(n - 1, int(n * 0.99))] * 1000,
@@ -234,11 +250,9 @@ def run_mode(
                 runs: dict[str, list[dict[str, Any]]] = {"bare": [], "scn": []}
                 for _ in range(rounds):  # alternate, so load from elsewhere hits both alike
                     for kind, process, port in (("bare", bare, bare_port), ("scn", scn, scn_port)):
-                        before = cpu_seconds(process)
                         got = asyncio.run(
-                            drive(f"http://127.0.0.1:{port}/mcp", kind, n, total, plays)
+                            drive(f"http://127.0.0.1:{port}/mcp", kind, n, total, plays, process)
                         )
-                        got["server_cpu_us"] = (cpu_seconds(process) - before) / got["total"] * 1e6
                         runs[kind].append(got)
                 base, ours = median_run(runs["bare"]), median_run(runs["scn"])
                 rows.append({"mode": mode, "clients": n, "bare": base, "scn": ours})
@@ -261,7 +275,8 @@ def print_row(row: dict[str, Any]) -> None:
         f"bare {b['calls_per_s']:7.1f}/s p50 {b['p50_ms']:6.2f} "
         f"p99 {b['p99_ms']:7.2f} ms | scn {s['calls_per_s']:7.1f}/s p50 {s['p50_ms']:6.2f} "
         f"p99 {s['p99_ms']:7.2f} ms | scn/bare {ratio:5.2f}x, p99 {p99:4.2f}x {verdict} | "
-        f"server CPU/call bare {b['server_cpu_us']:.0f} us, scn {s['server_cpu_us']:.0f} us",
+        f"CPU/call server {b['server_cpu_us']:.0f} vs {s['server_cpu_us']:.0f} us, "
+        f"client {b['client_cpu_us']:.0f} vs {s['client_cpu_us']:.0f} us",
         flush=True,
     )
 
