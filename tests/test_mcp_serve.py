@@ -8,6 +8,7 @@ compiler's solver), never from the serving code.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
 import socket
@@ -52,14 +53,13 @@ def bundle() -> LoadedBundle:
     return LoadedBundle.load(BUNDLE)
 
 
-@pytest.fixture(scope="module")
-def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+@contextlib.contextmanager
+def serving(folder: Path, *extra: str) -> Iterator[dict[str, Any]]:
     """A `scn serve --transport http` process on a free loopback port, and its log file."""
-    folder = tmp_path_factory.mktemp("mcp")
     log, errors = folder / "served.jsonl", folder / "stderr.txt"
     port = _free_port()
     args = ["serve", str(BUNDLE), "--mcp", "--transport", "http", "--port", str(port)]
-    args += ["--log", str(log), "--latency-scale", "0"]
+    args += ["--log", str(log), *extra]
     stderr = errors.open("wb")
     process = subprocess.Popen([*_scn(), *args], stderr=stderr)
     try:
@@ -81,6 +81,12 @@ def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             process.kill()
             process.wait(timeout=10)
         stderr.close()
+
+
+@pytest.fixture(scope="module")
+def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    with serving(tmp_path_factory.mktemp("mcp"), "--latency-scale", "0") as server:
+        yield server
 
 
 def run(coroutine: Any) -> Any:
@@ -213,6 +219,34 @@ def test_a_dependent_call_in_its_producers_turn_fails_visibly(
             assert not late.is_error
 
     run(main())
+
+
+def test_unlabelled_concurrent_calls_form_one_turn(bundle: LoadedBundle, tmp_path: Path) -> None:
+    """A client that knows nothing of scn: concurrent requests are one turn, because every call
+    stays in flight for its tool's (scaled) latency; awaited ones are separate turns."""
+    task = max(bundle.tasks.values(), key=lambda t: len(t["truth"]["layers"][0]))
+    layers = task["truth"]["layers"]
+    assert len(layers[0]) > 1
+
+    async def main(url: str) -> None:
+        held = dict(task["given"])
+        async with Client(f"{url}/mcp?task={task['id']}&agent=plain") as client:
+            for layer in layers:
+                batch = await asyncio.gather(
+                    *(client.call_tool(t, args_for(bundle, t, held)) for t in layer)
+                )
+                for r in batch:
+                    assert not r.is_error, r.content[0].text
+                    held[r.structured_content["output"]] = r.structured_content["value"]
+            answer = " ".join(held[g] for g in task["goals"])
+            await client.call_tool("scn_submit_answer", {"answer": answer})
+
+    # latencies are 20 ms and more, so each call stays in flight for at least 100 ms
+    with serving(tmp_path, "--latency-scale", "5") as server:
+        run(main(server["url"]))
+        (record,) = read_trajectories(server["log"])
+    assert [len(s["results"]) for s in record["steps"] if s["results"]] == [len(x) for x in layers]
+    assert record["outcome"]["success"]
 
 
 # --------------------------------------------------------------------------- malformed requests
