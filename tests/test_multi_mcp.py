@@ -173,3 +173,23 @@ def test_calls_in_flight_together_form_one_turn(full: LoadedBundle) -> None:
     record = ep.record("bundle", "test")
     assert [len(s["results"]) for s in record["steps"]] == [len(first), 1]
     assert record["steps"][0]["action"]["type"] == "parallel"
+
+
+def test_closing_writes_every_open_episode_with_its_last_turn(
+    full: LoadedBundle, tmp_path: Path
+) -> None:
+    from compiler.runtime.run import read_trajectories
+    from compiler.serve.episodes import Episodes
+
+    task = next(iter(full.tasks.values()))
+    log = tmp_path / "log.jsonl"
+    episodes = Episodes(full, log, "test")
+    tool = task["truth"]["layers"][0][0]
+    args = {p["name"]: task["given"][p["datatype"]] for p in full.tools[tool]["params"]}
+    episodes.get(task["id"], "one", "unit").call(tool, args)
+    episodes.get(task["id"], "idle", "unit")  # started but never called: nothing to write
+    episodes.close()
+    (record,) = read_trajectories(log)
+    assert record["settings"]["episode"] == "one"
+    assert [r["tool"] for s in record["steps"] for r in s["results"]] == [tool]
+    assert record["outcome"]["answer"] is None and not record["outcome"]["success"]

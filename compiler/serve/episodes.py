@@ -196,6 +196,6 @@ class Episodes:
     def close(self) -> None:
         """Write every episode still open (the server is stopping)."""
         for episode in list(self.open.values()):
-            if episode.env.steps:
+            if episode.env.steps or episode.turn_calls:  # a session that did something
                 self._write(episode)
         self.open.clear()
