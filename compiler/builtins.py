@@ -9,10 +9,10 @@ hook a third party would use.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from compiler import solver
 from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
@@ -91,6 +91,15 @@ class GeneratorContext:
     seed: int
     tools: tuple[solver.Tool, ...]
     datatypes: tuple[str, ...]
+    #: Each tool's description, for generators that phrase requests (may be empty).
+    descriptions: Mapping[str, str] = field(factory=dict)
+
+
+def _ask(description: str, name: str) -> str:
+    """A request phrase from a tool's description ("Books a hotel." -> "books a hotel"), else
+    from its name ("book_hotel" -> "book hotel")."""
+    text = description.strip().rstrip(".") or name.replace("_", " ")
+    return text[:1].lower() + text[1:]
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:
@@ -178,8 +187,11 @@ def dag(
     """Draw one task of dependent subtasks over the scenario's tools.
 
     Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
-    of one already chosen, which makes a data dependency; otherwise it is independent. Returns a
-    one-element list so it can stand in a `for` clause.
+    of one already chosen, which makes a data dependency; otherwise it is independent. The
+    record holds `inputs`, `goals`, `subtasks` (id, tool, output, depends_on, ask), `size` and
+    `asks`: one request phrase per subtask, from the tool's description, for query templates
+    that should not name the tools. Returns a one-element list so it can stand in a `for`
+    clause.
     """
     sizes = (
         as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
@@ -212,12 +224,14 @@ def dag(
         for out in sorted(pick.outputs):
             produced[out] = pick.name
     subtasks = []
+    asks = []
     external: set[str] = set()
     for index, tool in enumerate(chosen, start=1):
         deps = sorted(
             {produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name}
         )
         external.update(d for d in tool.inputs if d not in produced)
+        asks.append(_ask(ctx.descriptions.get(tool.name, ""), tool.name))
         subtasks.append(
             Record.of(
                 {
@@ -225,13 +239,20 @@ def dag(
                     "tool": tool.name,
                     "output": sorted(tool.outputs)[0],
                     "depends_on": deps,
+                    "ask": asks[-1],
                 }
             )
         )
     goals = sorted({sorted(t.outputs)[0] for t in chosen})
     return [
         Record.of(
-            {"inputs": sorted(external), "goals": goals, "subtasks": subtasks, "size": len(chosen)}
+            {
+                "inputs": sorted(external),
+                "goals": goals,
+                "subtasks": subtasks,
+                "size": len(chosen),
+                "asks": asks,
+            }
         )
     ]
 

@@ -88,6 +88,9 @@ def test_tasks_have_the_papers_levels_and_a_complete_truth(full: LoadedBundle) -
         assert sorted(truth["path"]) == sorted(s["tool"] for s in subtasks)
         assert set(truth["critical_path"]) <= tools and truth["critical_latency_ms"] > 0
         assert set(truth["answer"]) == {s["output"] for s in subtasks}
+        # the query asks for each subtask in words, never by the tool's name
+        assert not any(tool in task["query"] for tool in tools if "_" in tool)
+        assert f" {len(subtasks)} " in task["query"]
         # a dependency is real: the consumer needs a datatype that only its producer returns
         for s in subtasks:
             needs = {p["datatype"] for p in full.tools[s["tool"]]["params"]}

@@ -75,6 +75,7 @@ class TaskBuilder:
         self.solver_tools = tuple(
             solver.Tool(t.name, t.inputs, frozenset(t.outputs)) for t in tools if t.trusted
         )
+        self.descriptions = {t.name: t.description for t in tools if t.trusted}
         self._reach: dict[object, tuple[str, ...]] = {}
         self.pricer = Pricer(ctx.seed, tools, laws, seeds, errors)
         self._task_index = 0
@@ -209,7 +210,10 @@ class TaskBuilder:
 
     def generator_functions(self) -> dict[str, Any]:
         gctx = builtins.GeneratorContext(
-            self.ctx.seed, self.solver_tools, tuple(sorted(self.datatypes))
+            self.ctx.seed,
+            self.solver_tools,
+            tuple(sorted(self.datatypes)),
+            descriptions=self.descriptions,
         )
         out = {}
         for name, entry in getattr(self.ctx.registry, "generators", {}).items():
