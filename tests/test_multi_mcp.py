@@ -196,3 +196,53 @@ def test_closing_writes_every_open_episode_with_its_last_turn(
     assert record["settings"]["episode"] == "one"
     assert [r["tool"] for s in record["steps"] for r in s["results"]] == [tool]
     assert record["outcome"]["answer"] is None and not record["outcome"]["success"]
+
+
+# --------------------------------------------------------------------------- blockers
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_a_slowed_tool_costs_time_but_the_oracle_still_completes(
+    full: LoadedBundle, blocks: int
+) -> None:
+    records = [
+        episode(full, t, AGENTS["oracle"][0](), "oracle", blocker="slow_tool", blocks=blocks)
+        for t in sorted(full.tasks)
+    ]
+    fired = 0
+    for record in records:
+        assert record["outcome"]["success"], record["task"]
+        for event in record["outcome"]["events"]:
+            fired += 1
+            tool, factor = event["tool"], event["factor"]
+            assert factor == 3.0
+            base = full.tools[tool]["latency_ms"]
+            slowed = [r for s in record["steps"] for r in s["results"] if r["tool"] == tool]
+            assert slowed and all(r["latency_ms"] == base * factor for r in slowed)
+    assert fired >= len(records)
+    plain = [episode(full, t, AGENTS["oracle"][0](), "oracle") for t in sorted(full.tasks)]
+    rows = score_records(records, load_truth(records))["oracle"]
+    assert rows["turn_ratio"] == 1.0 and rows["completion_rate"] == 1.0
+    assert rows["time_ratio"] > score_records(plain, load_truth(plain))["oracle"]["time_ratio"]
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_a_server_down_for_a_turn_fails_its_calls_and_a_retry_succeeds(
+    full: LoadedBundle, blocks: int
+) -> None:
+    fired = 0
+    for task_id in sorted(full.tasks):
+        record = episode(
+            full, task_id, AGENTS["oracle"][0](), "oracle", blocker="server_down", blocks=blocks
+        )
+        assert record["outcome"]["success"], task_id
+        for event in record["outcome"]["events"]:
+            fired += 1
+            step = record["steps"][event["step"]]
+            down = [
+                r for r in step["results"] if full.tools[r["tool"]]["server"] == event["server"]
+            ]
+            assert down and all(not r["ok"] and "unavailable" in r["error"] for r in down)
+            later = [r for s in record["steps"][event["step"] + 1 :] for r in s["results"]]
+            assert all(any(x["tool"] == r["tool"] and x["ok"] for x in later) for r in down)
+    assert fired >= len(full.tasks)

@@ -53,7 +53,7 @@ class OracleAgent:
         held = observation["held"]
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
-            from compiler.runtime.blockers import optimal_path
+            from compiler.runtime.blockers import layered, optimal_path
 
             path, _ = optimal_path(
                 self.bundle.tools,
@@ -62,7 +62,11 @@ class OracleAgent:
                 set(held),
                 observation["goals"],
             )
-            self.plan = [[t] for t in path]
+            self.plan = (
+                layered(self.bundle.tools, path, set(held))
+                if self.task["truth"].get("layers")
+                else [[t] for t in path]
+            )
         if not self.plan:
             return _answer_goals(observation["goals"], held)
         layer = self.plan.pop(0)
