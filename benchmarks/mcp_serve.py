@@ -220,7 +220,7 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_mode(
-    mode: str, total: int, bundle: Path, concurrency: list[int], rounds: int
+    mode: str, total: int, bundle: Path, concurrency: list[int], rounds: int, verbose: bool
 ) -> list[dict[str, Any]]:
     json_response = mode == "stateless-json"
     stateless = mode == "stateless-json"
@@ -254,6 +254,8 @@ def run_mode(
                             drive(f"http://127.0.0.1:{port}/mcp", kind, n, total, plays, process)
                         )
                         runs[kind].append(got)
+                        if verbose:
+                            print(f"    {kind} {n}: {got['calls_per_s']:.1f}/s", flush=True)
                 base, ours = median_run(runs["bare"]), median_run(runs["scn"])
                 rows.append({"mode": mode, "clients": n, "bare": base, "scn": ours})
                 print_row(rows[-1])
@@ -288,12 +290,13 @@ def main() -> None:
     parser.add_argument("--mode", choices=["default", "stateless-json", "both"], default="both")
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians shown")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every round")
     args = parser.parse_args()
     concurrency = [int(c) for c in args.clients.split(",")]
     modes = ["default", "stateless-json"] if args.mode == "both" else [args.mode]
     print("mode            clients | bare SDK server (one echo tool) | scn serve | ratio")
     for mode in modes:
-        run_mode(mode, args.calls, args.bundle, concurrency, args.rounds)
+        run_mode(mode, args.calls, args.bundle, concurrency, args.rounds, args.verbose)
 
 
 if __name__ == "__main__":
