@@ -461,13 +461,15 @@ def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -
 @click.option("--latency-scale", type=float, default=0.25, show_default=True, help="Each call takes its tool's latency times this (so parallel calls overlap).")
 @click.option("--json-response", is_flag=True, help="HTTP: plain JSON responses instead of SSE streams.")
 @click.option("--stateless", is_flag=True, help="HTTP: the SDK's stateless mode (no MCP session ids).")
+@click.option("--blocker", default=None, help="A blocker the bundle declares, applied per turn in every episode.")
+@click.option("--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker.")
 @diagnostics_option
-def serve(bundle: Path, use_mcp: bool, transport: str, host: str, port: int, task_id: str | None, server_name: str | None, log: Path | None, latency_scale: float, json_response: bool, stateless: bool, diagnostics_format: str) -> None:
+def serve(bundle: Path, use_mcp: bool, transport: str, host: str, port: int, task_id: str | None, server_name: str | None, log: Path | None, latency_scale: float, json_response: bool, stateless: bool, blocker: str | None, blocks: int, diagnostics_format: str) -> None:
     """Serve a bundle's tools as real MCP servers: /mcp/<server> over HTTP, or stdio."""
     from compiler.serve import serve as run_server
 
     with _boundary(_Reporter(diagnostics_format)):
-        run_server(bundle, transport=transport, host=host, port=port, task=task_id, server=server_name, log=log, latency_scale=latency_scale, json_response=json_response, stateless=stateless)
+        run_server(bundle, transport=transport, host=host, port=port, task=task_id, server=server_name, log=log, latency_scale=latency_scale, json_response=json_response, stateless=stateless, blocker=blocker, blocks=blocks if blocker else 0)
 
 
 __all__ = ["main", "STAGE_NAMES"]

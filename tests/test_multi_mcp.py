@@ -246,3 +246,48 @@ def test_a_server_down_for_a_turn_fails_its_calls_and_a_retry_succeeds(
             later = [r for s in record["steps"][event["step"] + 1 :] for r in s["results"]]
             assert all(any(x["tool"] == r["tool"] and x["ok"] for x in later) for r in down)
     assert fired >= len(full.tasks)
+
+
+def play_over_episode(bundle: LoadedBundle, task_id: str, blocker: str, blocks: int) -> Any:
+    """The oracle, driven through the MCP server's `Episode` one call at a time (each turn's
+    calls all in flight together), as a client would."""
+    ep = Episode(bundle, task_id, "k", "oracle", blocker, blocks)
+    agent = AGENTS["oracle"][0]()
+    agent.begin(bundle, ep.env.task)
+    observation = ep.env.observation([])
+    for _ in range(60):
+        action = agent.act(observation)
+        if action["type"] == "answer":
+            ep.answer(action["answer"])
+            break
+        calls = action["calls"] if action["type"] == "parallel" else [action]
+        results = [ep.call(c["tool"], c["args"]) for c in calls]
+        for _ in calls:
+            ep.finish_call()
+        ep._close_turn()
+        observation = ep.env.observation(results)
+    return ep.record("bundle", "test")
+
+
+@pytest.mark.parametrize("blocker", ["slow_tool", "server_down"])
+def test_blockers_over_mcp_episodes_match_the_runtime(full: LoadedBundle, blocker: str) -> None:
+    fired = 0
+    for task_id in sorted(full.tasks)[::10]:
+        served = play_over_episode(full, task_id, blocker, 2)
+        local = episode(full, task_id, AGENTS["oracle"][0](), "oracle", blocker=blocker, blocks=2)
+        assert served["outcome"]["success"] and local["outcome"]["success"]
+        assert served["outcome"]["events"] == local["outcome"]["events"]
+        fired += len(served["outcome"]["events"])
+
+        def seen(record: dict[str, Any]) -> list[list[tuple[str, bool, Any]]]:
+            return [
+                [(r["tool"], r["ok"], r.get("latency_ms")) for r in s["results"]]
+                for s in record["steps"]
+                if s["results"]
+            ]
+
+        assert [[x[:2] for x in step] for step in seen(served)] == [
+            [x[:2] for x in step] for step in seen(local)
+        ]
+        assert served["settings"]["blocker"] == blocker and served["settings"]["blocks"] == 2
+    assert fired >= 20

@@ -19,6 +19,8 @@ def serve(
     latency_scale: float = 0.25,
     json_response: bool = False,
     stateless: bool = False,
+    blocker: str | None = None,
+    blocks: int = 0,
 ) -> None:
     """Serve a bundle's MCP servers until interrupted (HTTP) or the client leaves (stdio).
 
@@ -33,7 +35,15 @@ def serve(
     from compiler.serve.mcp_server import Serving, http_app, serve_stdio
 
     bundle = LoadedBundle.load(bundle_path)
-    serving = Serving(bundle, task=task, log=log, transport=transport, latency_scale=latency_scale)
+    serving = Serving(
+        bundle,
+        task=task,
+        log=log,
+        transport=transport,
+        latency_scale=latency_scale,
+        blocker=blocker,
+        blocks=blocks,
+    )
     # The bundle is loaded once and never freed: keep its objects out of every later collection,
     # or a full collection (tens of ms over a large bundle) lands on some unlucky call.
     gc.freeze()

@@ -18,6 +18,11 @@ Every call of a turn is checked against what the agent held when the turn opened
 visibly ("input ... is not held yet"). Outputs become usable from the next turn on. When the
 episode ends (final answer, or the server stops) its trajectory is one `scn-trajectory/1` record
 with one step per turn, so `scn score` reads it like any in-process run.
+
+A bundle's blockers apply per turn exactly as `Env.step` applies them per action (`--blocker
+NAME --blocks N`): the planned event fires at its turn (a ban fails the turn's first call, a
+server outage fails every call of the turn to that server, a slowed tool answers later from then
+on), and the ground truth is re-solved after it.
 """
 
 from __future__ import annotations
@@ -27,9 +32,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from compiler.runtime import blockers as bl
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.env import CallResult, Env
-from compiler.runtime.run import SCHEMA
+from compiler.runtime.run import SCHEMA, settings
 
 #: Turns an MCP episode may take before further calls are refused.
 MAX_TURNS = 200
@@ -38,12 +44,21 @@ MAX_TURNS = 200
 class Episode:
     """One task played by one MCP client (or several clients sharing an episode key)."""
 
-    def __init__(self, bundle: LoadedBundle, task_id: str, key: str, agent: str) -> None:
+    def __init__(
+        self,
+        bundle: LoadedBundle,
+        task_id: str,
+        key: str,
+        agent: str,
+        blocker: str | None = None,
+        blocks: int = 0,
+    ) -> None:
         self.bundle = bundle
         self.key = key
         self.agent = agent
-        self.env = Env(bundle, task_id, max_steps=MAX_TURNS)
+        self.env = Env(bundle, task_id, max_steps=MAX_TURNS, blocker=blocker, blocks=blocks)
         self.env.reset()
+        self.firing = False  #: the open turn is the one the next blocker event fires at
         self.snapshot: dict[str, str] = dict(self.env.held)
         self.pending: dict[str, str] = {}
         self.turn_calls: list[dict[str, Any]] = []
@@ -64,6 +79,17 @@ class Episode:
             else {"type": "parallel", "calls": calls}
         )
         results = self.turn_results
+        env = self.env
+        env.end_round(results)
+        env.down = None
+        env.segments[-1]["calls"] += sum(1 for r in results if r.valid and r.ok and r.trusted)
+        env.call_steps += 1
+        self.snapshot.update(self.pending)
+        self.pending = {}
+        env.held = dict(self.snapshot)
+        if self.firing:  # as Env.step does: the event applies after its turn, then re-plans
+            env.fire(results)
+            self.firing = False
         self.env.steps.append(
             {
                 "index": len(self.env.steps),
@@ -76,15 +102,11 @@ class Episode:
                 "time_ms": 0.0,
             }
         )
-        self.env.end_round(results)
-        self.snapshot.update(self.pending)
-        self.pending = {}
-        self.env.held = dict(self.snapshot)
         self.turn_calls, self.turn_results, self.turn_label = [], [], None
 
     def _result_dict(self, r: CallResult) -> dict[str, Any]:
         out = r.to_dict()
-        if r.valid:
+        if r.valid and "latency_ms" not in out:
             latency = self.bundle.tools[r.tool].get("latency_ms")
             if isinstance(latency, int | float):
                 out["latency_ms"] = latency
@@ -102,13 +124,19 @@ class Episode:
                 self._close_turn()
         elif self.in_flight == 0:
             self._close_turn()
-        if not self.turn_calls:
-            if len(self.env.steps) >= MAX_TURNS:
+        env = self.env
+        first = not self.turn_calls
+        if first:
+            if len(env.steps) >= MAX_TURNS:
                 return CallResult(str(tool), False, False, error=f"more than {MAX_TURNS} turns")
             self.turn_label = label
-        self.env.held = dict(self.snapshot)  # every call of a turn sees the turn's start state
-        checked = self.env.check(tool, args)
-        result = self.env.guarded(checked, [checked], [], args) if checked.valid else checked
+            self.open_turn(tool)
+        env.held = dict(self.snapshot)  # every call of a turn sees the turn's start state
+        checked = env.check(tool, args)
+        if first and self.firing and env.rule and env.rule["effect"] == "ban" and checked.valid:
+            result = env.ban(checked)
+        else:
+            result = env.guarded(checked, [checked], [], args) if checked.valid else checked
         if result.ok and result.trusted and result.output is not None:
             self.pending[result.output] = result.value or ""
         self.env.held = dict(self.snapshot)
@@ -116,6 +144,22 @@ class Episode:
         self.turn_results.append(result)
         self.in_flight += 1
         return result
+
+    def open_turn(self, tool: Any) -> None:
+        """Start a turn: is it the one a planned blocker event fires at (as in `Env.step`)?"""
+        env = self.env
+        self.firing = (
+            env.trigger_at is not None
+            and env.call_steps == env.trigger_at
+            and len(env.events) < env.blocks
+        )
+        if self.firing and env.rule is not None and env.rule["effect"] == "server_down":
+            env.down = bl.outage_server(env.rule, self.bundle.tools, tool)
+
+    def latency_ms(self, tool: str) -> float:
+        """The call's latency in this episode (a `slow` blocker may have stretched it)."""
+        base = self.bundle.tools[tool].get("latency_ms") or 0.0
+        return base * self.env.slowed.get(tool, 1.0)
 
     def finish_call(self) -> None:
         self.in_flight = max(0, self.in_flight - 1)
@@ -142,8 +186,7 @@ class Episode:
             "task": self.env.task_id,
             "agent": self.agent,
             "settings": {
-                "max_steps": MAX_TURNS,
-                "seed": 0,
+                **settings(MAX_TURNS, 0, self.env.blocker, self.env.blocks),
                 "transport": transport,
                 "episode": self.key,
             },
@@ -159,10 +202,19 @@ class Episodes:
     still open when the server stops are written by `close()`.
     """
 
-    def __init__(self, bundle: LoadedBundle, log: Path | None, transport: str) -> None:
+    def __init__(
+        self,
+        bundle: LoadedBundle,
+        log: Path | None,
+        transport: str,
+        blocker: str | None = None,
+        blocks: int = 0,
+    ) -> None:
         self.bundle = bundle
         self.log = log
         self.transport = transport
+        self.blocker = blocker
+        self.blocks = blocks
         self.open: dict[tuple[str, str], Episode] = {}
         self.lock = threading.Lock()
         if log is not None:
@@ -176,7 +228,9 @@ class Episodes:
         """
         found = self.open.get((task_id, key))
         if found is None:
-            found = self.open[(task_id, key)] = Episode(self.bundle, task_id, key, agent)
+            found = self.open[(task_id, key)] = Episode(
+                self.bundle, task_id, key, agent, self.blocker, self.blocks
+            )
         return found
 
     def finish(self, episode: Episode) -> None:

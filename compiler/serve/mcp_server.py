@@ -38,6 +38,7 @@ from mcp.shared.exceptions import MCPError
 
 from compiler.diagnostics import ScnDataError, ScnError
 from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.env import Env
 from compiler.serve.episodes import Episode, Episodes
 
 #: Largest JSON size of one call's arguments (bytes).
@@ -91,16 +92,20 @@ class Serving:
         log: Path | None = None,
         transport: str = "http",
         latency_scale: float = 0.0,
+        blocker: str | None = None,
+        blocks: int = 0,
     ) -> None:
         self.bundle = bundle
         self.task = task
         self.latency_scale = latency_scale
-        self.episodes = Episodes(bundle, log, transport)
+        self.episodes = Episodes(bundle, log, transport, blocker, blocks)
         self.params = {
             name: {p["name"] for p in spec["params"]} for name, spec in bundle.tools.items()
         }
         if task is not None:
             bundle.task(task)  # an unknown --task is an error at start-up, not at the first call
+        if blocker is not None:  # so is an unknown blocker or a count out of its range
+            Env(bundle, task or next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
 
     # ------------------------------------------------------------ sessions
     def episode(self, ctx: Any) -> Episode:
@@ -151,9 +156,8 @@ class Serving:
         label = (ctx.meta or {}).get("scn/turn")
         result = episode.call(tool, args, label)
         try:
-            latency = self.bundle.tools[tool].get("latency_ms") or 0.0
             if self.latency_scale > 0 and result.valid:
-                await anyio.sleep(latency * self.latency_scale / 1000.0)
+                await anyio.sleep(episode.latency_ms(tool) * self.latency_scale / 1000.0)
         finally:
             episode.finish_call()
         if result.ok:
