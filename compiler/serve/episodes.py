@@ -89,6 +89,7 @@ class Episode:
         env.held = dict(self.snapshot)
         if self.firing:  # as Env.step does: the event applies after its turn, then re-plans
             env.fire(results)
+            self.snapshot = dict(env.held)  # an event may change the task and what is held
             self.firing = False
         self.env.steps.append(
             {
