@@ -339,3 +339,36 @@ def test_stdio_serves_one_server_and_logs_the_episode(bundle: LoadedBundle, tmp_
     assert record["task"] == task["id"] and record["settings"]["transport"] == "stdio"
     assert [r["tool"] for s in record["steps"] for r in s["results"]] == [tool, tool]
     assert record["outcome"]["answer"] is None  # no final answer was given
+
+
+# --------------------------------------------------------------------------- other bundles
+
+
+@pytest.mark.parametrize("name", ["travel-costbench", "retail-planbench"])
+def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) -> None:
+    """Bundles without `server` blocks: every tool under the scenario's name (in-process SDK
+    client, no transport), answering a task's first ground-truth call as the bundle says."""
+    from compiler.serve.mcp_server import Serving
+
+    loaded = LoadedBundle.load(ROOT / name)
+    task = next(iter(loaded.tasks.values()))
+    tool = task["truth"]["path"][0]
+    servers = Serving(loaded, task=task["id"]).servers()
+    scenario = loaded.manifest["scenario"]["name"]
+    assert set(servers) == {"", scenario, "scn"}
+
+    async def main() -> None:
+        async with Client(servers[scenario]) as client:
+            listed = [t.name for t in (await client.list_tools()).tools]
+            assert listed == list(loaded.tools)
+            result = await client.call_tool(tool, args_for(loaded, tool, task["given"]))
+            assert not result.is_error, result.content[0].text
+            expected = loaded.stubs.TOOLS[tool](
+                loaded.backend, args_for(loaded, tool, task["given"])
+            )
+            assert result.structured_content == {
+                "output": expected["output"],
+                "value": expected["value"],
+            }
+
+    run(main())
