@@ -9,10 +9,10 @@ hook a third party would use.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from compiler import solver
 from compiler.cctu import cctu
@@ -120,6 +120,15 @@ class GeneratorContext:
     datatypes: tuple[str, ...]
     #: The scenario's declared constraints (`compiler.scenario.ConstraintDef`), in order.
     constraints: tuple[Any, ...] = ()
+    #: Each tool's description, for generators that phrase requests (may be empty).
+    descriptions: Mapping[str, str] = field(factory=dict)
+
+
+def _ask(description: str, name: str) -> str:
+    """A request phrase from a tool's description ("Books a hotel." -> "books a hotel"), else
+    from its name ("book_hotel" -> "book hotel")."""
+    text = description.strip().rstrip(".") or name.replace("_", " ")
+    return text[:1].lower() + text[1:]
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:
@@ -201,23 +210,9 @@ def reachable(
     return out
 
 
-def dag(
-    ctx: GeneratorContext, size: Any = range(2, 6), key: Any = 0, dependent: float = 0.5
-) -> list[Record]:
-    """Draw one task of dependent subtasks over the scenario's tools.
-
-    Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
-    of one already chosen, which makes a data dependency; otherwise it is independent. Returns a
-    one-element list so it can stand in a `for` clause.
-    """
-    sizes = (
-        as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
-    )
-    rng = seeded_rng(("global", "dag", "key"), {"global": ctx.seed, "dag": "dag", "key": key})
-    n = sizes[rng.randrange(len(sizes))]
-    tools = sorted(ctx.tools, key=lambda t: t.name)
-    if not tools:
-        raise ValueError("dag() needs tools to draw from")
+def _draw_dag(tools: list[solver.Tool], n: int, dependent: float, rng: Any) -> list[solver.Tool]:
+    """One draw of up to `n` distinct tools, each new one consuming an earlier output with
+    probability `dependent` (when any can)."""
     chosen: list[solver.Tool] = []
     produced: dict[str, str] = {}
     for _ in range(n * 4):
@@ -240,13 +235,62 @@ def dag(
         chosen.append(pick)
         for out in sorted(pick.outputs):
             produced[out] = pick.name
+    return chosen
+
+
+def _depth(chosen: list[solver.Tool]) -> int:
+    """The number of layers of the drawn tools' dependency DAG, or 0 if they form a cycle (a
+    tool drawn as independent can consume what a later one makes)."""
+    made = {out: t.name for t in chosen for out in t.outputs}
+    deps = {t.name: sorted({made[d] for d in t.inputs if d in made} - {t.name}) for t in chosen}
+    try:
+        return len(solver.dag_layers([t.name for t in chosen], deps))
+    except ValueError:
+        return 0
+
+
+def dag(
+    ctx: GeneratorContext,
+    size: Any = range(2, 6),
+    key: Any = 0,
+    dependent: float = 0.5,
+    min_depth: int = 1,
+) -> list[Record]:
+    """Draw one task of dependent subtasks over the scenario's tools.
+
+    Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
+    of one already chosen, which makes a data dependency; otherwise it is independent. The
+    record holds `inputs`, `goals`, `subtasks` (id, tool, output, depends_on, ask), `size` and
+    `asks`: one request phrase per subtask, from the tool's description, for query templates
+    that should not name the tools. With `min_depth` > 1, draws are repeated (from the same
+    seeded stream) until the longest dependency chain has that many subtasks (or all of them).
+    Returns a one-element list so it can stand in a `for` clause.
+    """
+    sizes = (
+        as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
+    )
+    rng = seeded_rng(("global", "dag", "key"), {"global": ctx.seed, "dag": "dag", "key": key})
+    n = sizes[rng.randrange(len(sizes))]
+    tools = sorted(ctx.tools, key=lambda t: t.name)
+    if not tools:
+        raise ValueError("dag() needs tools to draw from")
+    for _attempt in range(50):
+        chosen = _draw_dag(tools, n, dependent, rng)
+        depth = _depth(chosen)
+        if depth and depth >= min(min_depth, len(chosen)):
+            break
+    else:
+        raise ValueError(f"dag() found no acyclic draw of depth {min_depth} in 50 tries")
+    produced = {out: t.name for t in chosen for out in sorted(t.outputs)}
     subtasks = []
+    asks = []
     external: set[str] = set()
     for index, tool in enumerate(chosen, start=1):
         deps = sorted(
             {produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name}
         )
         external.update(d for d in tool.inputs if d not in produced)
+        asks.append(_ask(ctx.descriptions.get(tool.name, ""), tool.name))
         subtasks.append(
             Record.of(
                 {
@@ -254,13 +298,20 @@ def dag(
                     "tool": tool.name,
                     "output": sorted(tool.outputs)[0],
                     "depends_on": deps,
+                    "ask": asks[-1],
                 }
             )
         )
     goals = sorted({sorted(t.outputs)[0] for t in chosen})
     return [
         Record.of(
-            {"inputs": sorted(external), "goals": goals, "subtasks": subtasks, "size": len(chosen)}
+            {
+                "inputs": sorted(external),
+                "goals": goals,
+                "subtasks": subtasks,
+                "size": len(chosen),
+                "asks": asks,
+            }
         )
     ]
 

@@ -74,7 +74,8 @@ def test_parallel_tool_calls_solve_a_task(server: LoopbackServer, multi: LoadedB
     assert first["model"] == "loopback-model"
     assert first["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
     assert multi.tasks["hard-003"]["query"] in first["messages"][1]["content"]
-    assert "- City: city_9" in first["messages"][1]["content"]
+    name, value = sorted(multi.tasks["hard-003"]["given"].items())[0]
+    assert f"- {name}: {value}" in first["messages"][1]["content"]
     assert first["parallel_tool_calls"] is True and first["temperature"] == 0.0
     assert {t["function"]["name"] for t in first["tools"]} == set(
         multi.visible_tools(multi.tasks["hard-003"])
@@ -101,13 +102,14 @@ def test_sequential_calls_when_parallel_calls_are_off(
     server: LoopbackServer, multi: LoadedBundle
 ) -> None:
     llm = agent(server, parallel_tool_calls=False)
-    server.script(tool_calls(("web_search", {"query": "query 9"})))
+    results = multi.tasks["hard-003"]["given"]["SearchResults"]
+    server.script(tool_calls(("extract_links", {"results": results})))
     record = episode(multi, "hard-003", llm, llm.name)
     assert server.requests[0]["parallel_tool_calls"] is False
     assert record["steps"][0]["action"] == {
         "type": "call",
-        "tool": "web_search",
-        "args": {"query": "query 9"},
+        "tool": "extract_links",
+        "args": {"results": results},
     }
     assert record["outcome"]["success"]
 
@@ -268,10 +270,11 @@ tasks t { id "t" given A goal B query "Reach B." }
 
 def test_token_usage_and_latency_are_recorded(server: LoopbackServer, multi: LoadedBundle) -> None:
     usage = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290}
-    reply: Reply = tool_calls(("geocode", {"address": "11 Market Street"}), usage=usage)
+    address = multi.tasks["hard-002"]["given"]["Address"]
+    reply: Reply = tool_calls(("geocode", {"address": address}), usage=usage)
     server.script(reply.after(0.05))
     llm = agent(server)
-    record = episode(multi, "hard-005", llm, llm.name)
+    record = episode(multi, "hard-002", llm, llm.name)
     first = llm.step_log[0]
     assert (first["prompt_tokens"], first["completion_tokens"], first["total_tokens"]) == (
         1234,

@@ -66,7 +66,7 @@ class OracleAgent:
             return self.reference.pop(0)
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
-            from compiler.runtime.blockers import optimal_path
+            from compiler.runtime.blockers import layered, optimal_path
 
             path, _ = optimal_path(
                 self.bundle.tools,
@@ -75,7 +75,11 @@ class OracleAgent:
                 set(held),
                 observation["goals"],
             )
-            self.plan = [[t] for t in path]
+            self.plan = (
+                layered(self.bundle.tools, path, set(held))
+                if self.task["truth"].get("layers")
+                else [[t] for t in path]
+            )
         if not self.plan and self.reference_plan is not None:  # a plan-judged task
             return {"type": "answer", "answer": json.dumps(self.reference_plan)}
         if not self.plan:
@@ -137,6 +141,20 @@ class RetrievingOracle:
                 return {"type": "retrieve", "output": output}
             return {"type": "retrieve", "inputs": inputs, "output": output}
         return _answer_goals(goals, held)
+
+
+class SequentialAgent(OracleAgent):
+    """The oracle's calls one at a time: the same tools in the same order, never two in a turn.
+
+    TPS-Bench compares parallel with sequential scheduling (its Figure 7); on a DAG task this
+    agent completes everything in as many turns as subtasks, against the oracle's layer count.
+    """
+
+    name = "sequential"
+
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        super().begin(bundle, task)
+        self.plan = [[t] for layer in self.plan for t in layer]
 
 
 class GreedyAgent:
@@ -225,6 +243,10 @@ class RandomAgent:
 AGENTS = {
     "null": (lambda seed=0: NullAgent(), "does nothing and answers at once; must score zero"),
     "oracle": (lambda seed=0: OracleAgent(), "follows the ground truth; must score perfectly"),
+    "sequential": (
+        lambda seed=0: SequentialAgent(),
+        "the oracle's calls one per turn (TPS-Bench's sequential scheduling)",
+    ),
     "greedy": (
         lambda seed=0: GreedyAgent(),
         "CostBench's greedy policy (lowest cost per atomic component)",

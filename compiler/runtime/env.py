@@ -40,10 +40,11 @@ class CallResult:
     trusted: bool = True
     rejected: str | None = None  # why the retrieval-mode protocol refused it (PlanBench-XL)
     args: Any = None  # the checked arguments, run as sent in retrieval mode (not recorded)
+    latency_ms: float | None = None  #: set only when a `slow` blocker changed the tool's latency
 
     def to_dict(self) -> dict[str, Any]:
-        extra = {"rejected": self.rejected} if self.rejected else {}
-        return extra | {
+        out: dict[str, Any] = {"rejected": self.rejected} if self.rejected else {}
+        out |= {
             "tool": self.tool,
             "ok": self.ok,
             "valid": self.valid,
@@ -53,6 +54,9 @@ class CallResult:
             "cost": self.cost,
             "trusted": self.trusted,
         }
+        if self.latency_ms is not None:
+            out["latency_ms"] = self.latency_ms
+        return out
 
 
 @define
@@ -86,6 +90,8 @@ class Env:
     trigger_at: int | None = field(init=False, default=None)
     protocol: proto.Protocol | None = field(init=False, default=None)
     plan_checks: dict[str, Any] | None = field(init=False, default=None)
+    slowed: dict[str, float] = field(init=False, factory=dict)  #: tool -> latency factor
+    down: str | None = field(init=False, default=None)  #: the server out for this call step
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -145,6 +151,8 @@ class Env:
         self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
         self.events = []
         self.call_steps = 0
+        self.slowed = {}
+        self.down = None
         truth = self.task["truth"]
         self.segments = [
             {
@@ -158,8 +166,9 @@ class Env:
         self.plan_checks = None
         self.protocol = proto.Protocol.start(self) if self.retrieval else None
         if self.rule is not None and self.blocks > 0 and self.rule.get("trigger") != "retrieval":
+            length = len(truth["layers"]) if truth.get("layers") else len(truth["path"])
             self.trigger_at = bl.next_trigger(
-                None, len(truth["path"]), self.blocks, 0, self.rule.get("trigger", "schedule")
+                None, length, self.blocks, 0, self.rule.get("trigger", "schedule")
             )
         return self.observation([])
 
@@ -216,6 +225,8 @@ class Env:
                     self.check(c.get("tool") if isinstance(c, dict) else None, a)
                     for c, a in zip(calls, sent, strict=True)
                 ]
+                if firing and self.rule is not None and self.rule["effect"] == "server_down":
+                    self.down = bl.outage_server(self.rule, self.bundle.tools, batch[0].tool)
                 if (
                     firing
                     and self.rule is not None
@@ -231,6 +242,7 @@ class Env:
                         self.guarded(r, batch, violations, a, i)
                         for i, (r, a) in enumerate(zip(batch, sent, strict=True))
                     ]
+                self.down = None
                 self.end_round(batch)
                 self.segments[-1]["calls"] += sum(
                     1 for r in results if r.valid and r.ok and r.trusted
@@ -389,6 +401,15 @@ class Env:
                 )
                 event["message"] = self.message(rng, prefs) or f"New preferences: {prefs}"
                 event["task"] = self.task["id"]
+        elif effect == "slow":  # from the trigger call on, which already took longer
+            first = results[0]
+            self.slowed[first.tool] = bl.slow_factor(self.rule)
+            if first.ok and first.tool in self.bundle.tools:
+                base = self.bundle.tools[first.tool].get("latency_ms") or 1.0
+                first.latency_ms = base * self.slowed[first.tool]
+            event.update(tool=first.tool, factor=self.slowed[first.tool])
+        elif effect == "server_down":
+            event["server"] = bl.outage_server(self.rule, self.bundle.tools, results[0].tool)
         self.events.append(event)
         path, cost = bl.optimal_path(
             self.bundle.tools, self.available(), self.costs, set(self.held), self.task["goals"]
@@ -396,10 +417,14 @@ class Env:
         self.segments.append(
             {"path": list(path), "cost": cost, "costs": dict(self.costs), "calls": 0}
         )
+        if self.task["truth"].get("layers"):  # a DAG task: events spread over its turns
+            remaining = len(bl.layered(self.bundle.tools, list(path), set(self.held)))
+        else:
+            remaining = len(path)
         self.trigger_at = (
             bl.next_trigger(
                 self.call_steps - 1,
-                len(path),
+                remaining,
                 self.blocks,
                 len(self.events),
                 self.rule.get("trigger", "schedule"),
@@ -446,7 +471,13 @@ class Env:
             return CallResult(
                 checked.tool, False, checked.valid, error="\n".join(v["message"] for v in found)
             )
-        return self.execute(checked) if checked.valid else checked
+        if not checked.valid:
+            return checked
+        if self.down is not None and self.bundle.tools[checked.tool].get("server") == self.down:
+            return CallResult(
+                checked.tool, False, True, error=f"server {self.down!r} is unavailable; retry later"
+            )
+        return self.execute(checked)
 
     def end_round(self, batch: list[CallResult]) -> None:
         """Close a round of calls: every tool called in it counts as called from now on (CCTU:
@@ -526,8 +557,18 @@ class Env:
             self.held[result["output"]] = result["value"]
         if self.protocol is not None:
             self.protocol.record(result["output"], result["value"], trusted)
+        latency = None
+        if checked.tool in self.slowed:
+            latency = (spec.get("latency_ms") or 1.0) * self.slowed[checked.tool]
         return CallResult(
-            checked.tool, True, True, result["output"], result["value"], cost=cost, trusted=trusted
+            checked.tool,
+            True,
+            True,
+            result["output"],
+            result["value"],
+            cost=cost,
+            trusted=trusted,
+            latency_ms=latency,
         )
 
     # ------------------------------------------------------------ outcome

@@ -76,6 +76,7 @@ class TaskBuilder:
         self.solver_tools = tuple(
             solver.Tool(t.name, t.inputs, frozenset(t.outputs)) for t in tools if t.trusted
         )
+        self.descriptions = {t.name: t.description for t in tools if t.trusted}
         self._reach: dict[object, tuple[str, ...]] = {}
         self.pricer = Pricer(ctx.seed, tools, laws, seeds, errors)
         self._task_index = 0
@@ -214,6 +215,7 @@ class TaskBuilder:
             self.solver_tools,
             tuple(sorted(self.datatypes)),
             tuple(c for c, _ in self.declared.values()),
+            descriptions=self.descriptions,
         )
         out = {}
         for name, entry in getattr(self.ctx.registry, "generators", {}).items():

@@ -32,9 +32,12 @@ def load_stubs(folder: Path, name: str = "scn_bundle_stubs") -> ModuleType:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    writing = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # a bundle folder stays exactly what the compiler wrote
     try:
         spec.loader.exec_module(module)
     finally:
+        sys.dont_write_bytecode = writing
         sys.modules.pop(name, None)
     return module
 
