@@ -226,6 +226,17 @@ def test_greedy_baseline_delivers_but_never_passes(
     ("param", "gate", "message"),
     [
         ("check_date: bool = true", "", "kind 'within_sandbox' has no parameter 'check_date'"),
+        (
+            "check_dates: int = 1",
+            "",
+            "parameter 'check_dates' of kind 'within_sandbox' has type bool",
+        ),
+        (
+            "check_dates: bool = true",
+            'gated_on "is_not_absnt"',
+            "constraint 'c' is gated on 'is_not_absnt', which is not a declared constraint",
+        ),
+        ("check_dates: bool = true", 'gated_on "c"', "constraint 'c' is gated on itself"),
     ],
 )
 def test_constraint_declarations_are_checked(registry, param: str, gate: str, message: str) -> None:
