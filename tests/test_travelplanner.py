@@ -38,9 +38,23 @@ def test_the_sandbox_has_the_released_shape_at_scale_one() -> None:
     assert box.size() >= 100_000
     db = Database(box.tables())
     assert min(len(c) for c in db.cities_of.values()) >= 4  # room for 3-city trips everywhere
-    for row in box.flights[:2000]:
-        assert 0.2 * row["Distance"] - 1 <= row["Price"] <= 0.5 * row["Distance"]
-        assert row["FlightDate"].startswith("2022-03-")
+    flights = db.flights_on
+    assert abs(flights.total - sandbox.FLIGHTS) < 0.01 * sandbox.FLIGHTS  # Table 2: 3,827,361
+    for route in box.routes[:300]:
+        for date in sandbox.DATES[::5]:
+            for row in flights.get((route["origin"], route["destination"], date), []):
+                assert 0.2 * row["Distance"] - 1 <= row["Price"] <= 0.5 * row["Distance"]
+                assert row["FlightDate"] == date and len(row["Flight Number"]) == 8
+                assert db.flight(row["Flight Number"]) == row  # a number finds its own row
+    # connectivity: about 1.27 flights per ordered city pair and day, on about 30% of the pairs
+    # a day; every pair of a state and most pairs within a day's drive have a ground route
+    pairs = len(box.cities) * (len(box.cities) - 1)
+    served = sum(
+        flights.count(r, d) > 0 for r in range(len(box.routes)) for d in range(len(sandbox.DATES))
+    )
+    assert 0.25 < served / (pairs * len(sandbox.DATES)) < 0.35
+    for state, cities in db.cities_of.items():
+        assert all((a, b) in db.distance for a in cities for b in cities if a != b), state
     for row in box.distances[:2000]:
         km = int(row["distance"].split()[0].replace(",", ""))
         valid = "day" not in row["duration"]
@@ -169,7 +183,7 @@ def test_compiling_twice_gives_the_same_bytes(registry: object) -> None:
     b = compile_target("travel/travelplanner", registry=registry, overrides=over)
     assert a.files == b.files
     c = compile_target("travel/travelplanner", registry=registry, overrides=over, seed=7)
-    assert c.files["sandbox/flights.jsonl"] != a.files["sandbox/flights.jsonl"]
+    assert c.files["sandbox/routes.jsonl"] != a.files["sandbox/routes.jsonl"]
 
 
 def test_a_broken_world_file_is_a_clear_error() -> None:
