@@ -67,6 +67,46 @@ def test_the_sandbox_has_the_released_shape_at_scale_one() -> None:
     assert {r["room type"] for r in box.accommodations} == set(sandbox.ROOM_TYPES)
 
 
+def test_queries_keep_the_released_samplers_flight_rules(lb: LoadedBundle) -> None:
+    """budget_estimation.py's rejections, counted through FlightSearch as an agent would: a
+    flight to price, and on day 1 at least 2 flights (10 to a state's cities) when self-driving
+    is ruled out, or 2 when flights are."""
+    world = lb.world
+    for task in lb.tasks.values():
+        q = task["info"]["query"]
+        cities = [q["dest"]] if q["days"] == 3 else sorted(world.db.cities_of[q["dest"]])
+
+        def found(city: str, date: str, q: dict = q) -> list:
+            answer = world.call(
+                "FlightSearch", {"origin": q["org"], "destination": city, "date": date}
+            )
+            return json.loads(answer["value"]) if answer["ok"] else []
+
+        dates = sandbox.DATES if q["days"] == 3 else q["dates"]
+        assert any(found(c, d) for c in cities for d in dates), task["id"]
+        day_one = sum(len(found(c, q["dates"][0])) for c in cities)
+        if q["transportation"] == "no self-driving":
+            assert day_one >= (2 if q["days"] == 3 else 10), task["id"]
+        if q["transportation"] == "no flight":
+            assert day_one >= 2, task["id"]
+
+
+def test_the_sampler_rejects_a_trip_with_no_flight_to_price(lb: LoadedBundle) -> None:
+    from plugins.travelplanner.queries import rejected
+
+    db = lb.world.db
+    task = next(t for t in lb.tasks.values() if t["info"]["query"]["days"] == 3)
+    q = dict(task["info"]["query"])
+    assert rejected(db, q) is None
+    unserved = next(
+        c
+        for c in sorted(db.state_of)
+        if db.state_of[c] != db.state_of[q["org"]]
+        and not any(db.flights_on.get((q["org"], c, d)) for d in sandbox.DATES)
+    )
+    assert rejected(db, {**q, "dest": unserved}) == "no flight to price"
+
+
 def test_the_sandbox_is_deterministic() -> None:
     a = sandbox.build.__wrapped__(7, 0.05)
     b = sandbox.build.__wrapped__(7, 0.05)
