@@ -335,6 +335,12 @@ def test_the_cli_compiles_runs_and_scores(tmp_path: Path) -> None:
     assert table["null"]["delivery_rate"] == 0.0 and table["null"]["final_pass_rate"] == 0.0
     assert table["tp-greedy"]["delivery_rate"] == 1.0
     assert table["tp-greedy"]["final_pass_rate"] == 0.0
+    # by level and by days, as the paper's tables: the train split has 5 queries per group
+    oracle = table["oracle"]
+    for group in ("easy", "medium", "hard", "3-day", "5-day", "7-day"):
+        assert oracle[f"final_pass_rate.{group}"] == 1.0, group
+        assert table["null"][f"delivery_rate.{group}"] == 0.0, group
+    assert oracle["pass.easy:Budget"] == 1.0 and "pass.easy:Cuisine" not in oracle
 
 
 def test_per_constraint_pass_rates() -> None:
