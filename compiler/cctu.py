@@ -8,7 +8,7 @@ trajectory is the case's calls, layer by layer.
 
 Constraints come from the scenario's declarations, never from here: every validator kind
 declared is attached with probability `p` (drawn from the seed and the case key) when one of its
-declarations may be attached to this structure (`gated_on`, the structures the paper allows it
+declarations may be attached to this structure (`structures`, the ones the paper allows it
 on; none listed means all), and the kinds in `always` are attached to every case (CCTU: the
 interaction-round limit and the three toolset kinds; a round limit that is not drawn takes a
 declaration with nothing left to draw, CCTU's default "at most 20"). Among a kind's declarations
@@ -186,6 +186,13 @@ def cctu(
     """Draw one case of `shape` with its constraints (see the module docstring)."""
     if shape not in SHAPES:
         raise ValueError(f"unknown shape {shape!r}; shapes: {', '.join(SHAPES)}")
+    for decl in ctx.constraints:
+        unknown = sorted(set(decl.structures) - set(SHAPES))
+        if unknown:
+            raise ValueError(
+                f"constraint '{decl.name}' names unknown structures {', '.join(unknown)};"
+                f" structures: {', '.join(SHAPES)}"
+            )
     rng = seeded_rng(("global", "cctu", "key"), {"global": ctx.seed, "cctu": shape, "key": key})
     branches = _structure(ctx, shape, rng)
     depth = max(len(b) for b in branches)
@@ -218,7 +225,9 @@ def cctu(
         if kind not in always and not drawn:
             continue
         eligible = [
-            d for d in decls if (not d.gated_on or shape in d.gated_on) and not _clashes(d, chosen)
+            d
+            for d in decls
+            if (not d.structures or shape in d.structures) and not _clashes(d, chosen)
         ]
         if kind in always:  # drawn: a declaration to fill in; not drawn: a fixed default
             eligible = [d for d in eligible if bool(_free(d)) == drawn] or eligible

@@ -139,7 +139,11 @@ class ConstraintDef:
     scope: str = "final"
     params: tuple[tuple[str, str, Any], ...] = ()
     message: str = ""
+    #: Constraints that must pass before this one is judged (TravelPlanner: hard constraints
+    #: are judged only on complete plans within the sandbox).
     gated_on: tuple[str, ...] = ()
+    #: Task structures a generator may attach the constraint to (CCTU's case shapes); empty: all.
+    structures: tuple[str, ...] = ()
     span: Span | None = _span()
 
 

@@ -62,7 +62,7 @@ VALIDATOR_KINDS: dict[str, tuple[dict[str, str], str]] = {
         "total tool calls, attempts included (`min` is checked at the final answer)",
     ),
     "tool_call_count": (
-        {"tool": "str", "max": "int"},
+        {"tool": "str | list", "max": "int"},
         "calls of one named tool (or of each tool of a list)",
     ),
     "sequence": (

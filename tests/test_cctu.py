@@ -194,6 +194,48 @@ def test_attaching_a_malformed_constraint_is_a_located_error(
     assert message in first.message and first.span is not None and first.span.line == 16
 
 
+LIMITS = """
+scenario demo/limits "per-kind parameter types and structures"
+datatype A
+tool Step1(A) -> B
+tool Step2(B) -> C
+constraint one_tool {
+  param tool: TYPE
+  param max: int
+  kind tool_call_count dimension resource scope call STRUCTURES message "At most {max}."
+}
+tasks t {
+  for q in cctu(shape="multi_hop", key=1)
+  id "t1"
+  given A
+  goal C
+  constraints q.constraints
+  query "Reach C."
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("type_", "structures", "message"),
+    [
+        ("str", "", None),
+        ("list", 'structures "multi_hop"', None),  # tool_call_count takes a name or a list
+        ("int", "", "parameter 'tool' of kind 'tool_call_count' has type str | list, not int"),
+        ("str", 'structures "multi_hops"', "constraint 'one_tool' names unknown structures"),
+    ],
+)
+def test_a_declarations_types_and_structures_are_checked(
+    type_: str, structures: str, message: str | None, registry: Any
+) -> None:
+    text = LIMITS.replace("TYPE", type_).replace("STRUCTURES", structures)
+    if message is None:
+        compile_source(SourceFile("limits.scn", text), registry=registry, until="expand")
+        return
+    with pytest.raises(ScnError) as caught:
+        compile_source(SourceFile("limits.scn", text), registry=registry, until="expand")
+    assert any(message in d.message for d in caught.value.diagnostics), caught.value
+
+
 # ----------------------------------------------------------------- the protocol on a case
 
 

@@ -38,9 +38,23 @@ def test_the_sandbox_has_the_released_shape_at_scale_one() -> None:
     assert box.size() >= 100_000
     db = Database(box.tables())
     assert min(len(c) for c in db.cities_of.values()) >= 4  # room for 3-city trips everywhere
-    for row in box.flights[:2000]:
-        assert 0.2 * row["Distance"] - 1 <= row["Price"] <= 0.5 * row["Distance"]
-        assert row["FlightDate"].startswith("2022-03-")
+    flights = db.flights_on
+    assert abs(flights.total - sandbox.FLIGHTS) < 0.01 * sandbox.FLIGHTS  # Table 2: 3,827,361
+    for route in box.routes[:300]:
+        for date in sandbox.DATES[::5]:
+            for row in flights.get((route["origin"], route["destination"], date), []):
+                assert 0.2 * row["Distance"] - 1 <= row["Price"] <= 0.5 * row["Distance"]
+                assert row["FlightDate"] == date and len(row["Flight Number"]) == 8
+                assert db.flight(row["Flight Number"]) == row  # a number finds its own row
+    # connectivity: about 1.27 flights per ordered city pair and day, on about 30% of the pairs
+    # a day; every pair of a state and most pairs within a day's drive have a ground route
+    pairs = len(box.cities) * (len(box.cities) - 1)
+    served = sum(
+        flights.count(r, d) > 0 for r in range(len(box.routes)) for d in range(len(sandbox.DATES))
+    )
+    assert 0.25 < served / (pairs * len(sandbox.DATES)) < 0.35
+    for state, cities in db.cities_of.items():
+        assert all((a, b) in db.distance for a in cities for b in cities if a != b), state
     for row in box.distances[:2000]:
         km = int(row["distance"].split()[0].replace(",", ""))
         valid = "day" not in row["duration"]
@@ -51,6 +65,46 @@ def test_the_sandbox_has_the_released_shape_at_scale_one() -> None:
     names = [r["Name"] for r in box.restaurants]
     assert len(set(names)) == len(names)
     assert {r["room type"] for r in box.accommodations} == set(sandbox.ROOM_TYPES)
+
+
+def test_queries_keep_the_released_samplers_flight_rules(lb: LoadedBundle) -> None:
+    """budget_estimation.py's rejections, counted through FlightSearch as an agent would: a
+    flight to price, and on day 1 at least 2 flights (10 to a state's cities) when self-driving
+    is ruled out, or 2 when flights are."""
+    world = lb.world
+    for task in lb.tasks.values():
+        q = task["info"]["query"]
+        cities = [q["dest"]] if q["days"] == 3 else sorted(world.db.cities_of[q["dest"]])
+
+        def found(city: str, date: str, q: dict = q) -> list:
+            answer = world.call(
+                "FlightSearch", {"origin": q["org"], "destination": city, "date": date}
+            )
+            return json.loads(answer["value"]) if answer["ok"] else []
+
+        dates = sandbox.DATES if q["days"] == 3 else q["dates"]
+        assert any(found(c, d) for c in cities for d in dates), task["id"]
+        day_one = sum(len(found(c, q["dates"][0])) for c in cities)
+        if q["transportation"] == "no self-driving":
+            assert day_one >= (2 if q["days"] == 3 else 10), task["id"]
+        if q["transportation"] == "no flight":
+            assert day_one >= 2, task["id"]
+
+
+def test_the_sampler_rejects_a_trip_with_no_flight_to_price(lb: LoadedBundle) -> None:
+    from plugins.travelplanner.queries import rejected
+
+    db = lb.world.db
+    task = next(t for t in lb.tasks.values() if t["info"]["query"]["days"] == 3)
+    q = dict(task["info"]["query"])
+    assert rejected(db, q) is None
+    unserved = next(
+        c
+        for c in sorted(db.state_of)
+        if db.state_of[c] != db.state_of[q["org"]]
+        and not any(db.flights_on.get((q["org"], c, d)) for d in sandbox.DATES)
+    )
+    assert rejected(db, {**q, "dest": unserved}) == "no flight to price"
 
 
 def test_the_sandbox_is_deterministic() -> None:
@@ -169,7 +223,7 @@ def test_compiling_twice_gives_the_same_bytes(registry: object) -> None:
     b = compile_target("travel/travelplanner", registry=registry, overrides=over)
     assert a.files == b.files
     c = compile_target("travel/travelplanner", registry=registry, overrides=over, seed=7)
-    assert c.files["sandbox/flights.jsonl"] != a.files["sandbox/flights.jsonl"]
+    assert c.files["sandbox/routes.jsonl"] != a.files["sandbox/routes.jsonl"]
 
 
 def test_a_broken_world_file_is_a_clear_error() -> None:
@@ -226,6 +280,17 @@ def test_greedy_baseline_delivers_but_never_passes(
     ("param", "gate", "message"),
     [
         ("check_date: bool = true", "", "kind 'within_sandbox' has no parameter 'check_date'"),
+        (
+            "check_dates: int = 1",
+            "",
+            "parameter 'check_dates' of kind 'within_sandbox' has type bool",
+        ),
+        (
+            "check_dates: bool = true",
+            'gated_on "is_not_absnt"',
+            "constraint 'c' is gated on 'is_not_absnt', which is not a declared constraint",
+        ),
+        ("check_dates: bool = true", 'gated_on "c"', "constraint 'c' is gated on itself"),
     ],
 )
 def test_constraint_declarations_are_checked(registry, param: str, gate: str, message: str) -> None:
@@ -270,6 +335,12 @@ def test_the_cli_compiles_runs_and_scores(tmp_path: Path) -> None:
     assert table["null"]["delivery_rate"] == 0.0 and table["null"]["final_pass_rate"] == 0.0
     assert table["tp-greedy"]["delivery_rate"] == 1.0
     assert table["tp-greedy"]["final_pass_rate"] == 0.0
+    # by level and by days, as the paper's tables: the train split has 5 queries per group
+    oracle = table["oracle"]
+    for group in ("easy", "medium", "hard", "3-day", "5-day", "7-day"):
+        assert oracle[f"final_pass_rate.{group}"] == 1.0, group
+        assert table["null"][f"delivery_rate.{group}"] == 0.0, group
+    assert oracle["pass.easy:Budget"] == 1.0 and "pass.easy:Cuisine" not in oracle
 
 
 def test_per_constraint_pass_rates() -> None:

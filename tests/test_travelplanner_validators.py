@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.env import Env
+from plugins.travelplanner.network import MAX_PER_DAY, Flights
 from plugins.travelplanner.plan import KEYS, read_plan
+from plugins.travelplanner.sandbox import DATES
 from plugins.travelplanner.validators import KINDS
 
 lb = travelplanner_bundle.lb  # the shared bundle fixture
@@ -87,9 +89,9 @@ def test_within_sandbox_checks_flight_dates(lb: LoadedBundle) -> None:
     date = task["info"]["query"]["dates"][0]
     other = next(
         r
-        for r in lb.world.db.tables["flights"]
-        if (r["OriginCityName"], r["DestCityName"]) == (leg["from"], leg["to"])
-        and r["FlightDate"] != date
+        for day in DATES
+        if day != date
+        for r in lb.world.db.flights_on.get((leg["from"], leg["to"], day), [])
     )
     leg["number"] = other["Flight Number"]
     expect_break(
@@ -240,7 +242,7 @@ def cost_by_hand(lb: LoadedBundle, plan: list[dict[str, Any]], people: int) -> f
     for day in plan:
         leg = day["transportation"]
         if leg and leg["mode"] == "flight":
-            total += db.flight[leg["number"]]["Price"] * people
+            total += db.flight(leg["number"])["Price"] * people
         elif leg:
             km = int(db.distance[(leg["from"], leg["to"])]["distance"].split()[0].replace(",", ""))
             if leg["mode"] == "self-driving":
@@ -437,3 +439,26 @@ def test_arbitrary_text_is_never_a_plan(lb: LoadedBundle, text: str) -> None:
     plan = read_plan(text)
     if not plan.delivered:
         assert plan.problems
+
+
+# ----------------------------------------------------------------- flights derived by rule
+
+
+@given(number=st.text(max_size=12) | st.integers(0, 10**8).map(lambda n: f"F{n:07d}"))
+def test_any_flight_number_is_looked_up_without_raising(lb: LoadedBundle, number: str) -> None:
+    row = lb.world.db.flight(number)
+    assert row is None or row["Flight Number"] == number
+
+
+@given(route=st.integers(0, 10**6), day=st.integers(0, 30))
+def test_derived_flights_are_stable_and_numbered_uniquely(
+    lb: LoadedBundle, route: int, day: int
+) -> None:
+    flights = lb.world.db.flights_on
+    r = route % len(flights.routes)
+    rows = flights.on_day(r, day)
+    again = Flights(flights.routes, flights.dates).on_day(r, day)  # a fresh table: same rows
+    assert rows == again and len(rows) == flights.count(r, day) <= MAX_PER_DAY
+    assert len({x["Flight Number"] for x in rows}) == len(rows)
+    for x in rows:
+        assert lb.world.db.flight(x["Flight Number"]) == x

@@ -112,6 +112,8 @@ def truth_fields(task: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]]
         subtasks=task.get("subtasks"),
         constraints=task.get("constraints"),
         shape=_dict(task.get("info")).get("shape"),
+        level=_dict(task.get("info")).get("level"),
+        days=_dict(task.get("info")).get("days"),
         signatures=signatures,
         tool_latency_ms=latency or None,
     )

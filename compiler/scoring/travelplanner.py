@@ -36,6 +36,11 @@ as failing everything, never as absent):
   passes only with the gate open; one that was not evaluated should be written `false`, so that
   it counts as failed rather than as not applying.
 
+Broken down as the paper's tables are: when records carry their query's `level` (easy, medium,
+hard) and `days` (3, 5, 7) in `outcome.truth` (`scn score` reads them from the bundle), the six
+metrics above are also given per group, as `<metric>.<level>` and `<metric>.<days>-day`, and the
+constraint pass rates per level (Table 4's columns) as `pass.<level>:<label>`.
+
 A record without `plan_checks` (or with a malformed one) is an undelivered plan carrying no hard
 constraint. Every metric is None when there are no episodes; hard_micro is None when no query
 carries a hard constraint.
@@ -45,7 +50,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.scoring.planbench import _dict
+from compiler.scoring.planbench import _dict, truth_of
 
 #: The 8 commonsense constraints, released-code key -> paper label.
 COMMONSENSE = {
@@ -78,20 +83,21 @@ GATE = (
 
 COMMONSENSE_TOTAL = len(COMMONSENSE)
 
-#: Prefix of the per-constraint pass rates (Table 4), whose names follow it.
-RATE_PREFIXES = ("pass:",)
-
-#: Metrics that are fractions in [0, 1] (or None).
-RATES = frozenset(
-    {
-        "delivery_rate",
-        "commonsense_micro",
-        "commonsense_macro",
-        "hard_micro",
-        "hard_macro",
-        "final_pass_rate",
-    }
+#: The headline metrics (Table 3's columns), fractions in [0, 1] (or None).
+HEADLINE = (
+    "delivery_rate",
+    "commonsense_micro",
+    "commonsense_macro",
+    "hard_micro",
+    "hard_macro",
+    "final_pass_rate",
 )
+RATES = frozenset(HEADLINE)
+
+#: Prefixes of the per-constraint pass rates (Table 4) and of the per-group headline metrics.
+RATE_PREFIXES = ("pass:", "pass.", *(f"{m}." for m in HEADLINE))
+
+LEVELS = ("easy", "medium", "hard")
 
 
 def checks(record: dict[str, Any]) -> tuple[bool, dict[str, Any], dict[str, Any], int]:
@@ -142,8 +148,8 @@ def constraint_rates(records: list[dict[str, Any]]) -> dict[str, float]:
     return {f"pass:{label}": round(passed[label] / judged[label], 6) for label in labels}
 
 
-def score(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return TravelPlanner's metric table over trajectory records."""
+def headline(records: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Return Table 3's six metrics over `records` (all None when there are none)."""
     n = len(records)
     plans = [verdict(r) for r in records]
     carried = sum(p["hard_carried"] for p in plans)
@@ -152,7 +158,6 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         return round(sum(bool(p[key]) for p in plans) / n, 6) if n else None
 
     return {
-        "episodes": n,
         "delivery_rate": share("delivered"),
         "commonsense_micro": round(
             sum(p["commonsense_passed"] for p in plans) / (COMMONSENSE_TOTAL * n), 6
@@ -167,5 +172,34 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         )
         if n
         else None,
+    }
+
+
+def groups(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the headline metrics per level and per trip length, and the constraint pass rates
+    per level, for the records whose truth names them (see the module docstring)."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        truth = truth_of(record)
+        level, days = truth.get("level"), truth.get("days")
+        if level in LEVELS:
+            by.setdefault(str(level), []).append(record)
+        if isinstance(days, int) and not isinstance(days, bool):
+            by.setdefault(f"{days}-day", []).append(record)
+    out: dict[str, Any] = {}
+    for group, mine in sorted(by.items()):
+        out.update({f"{name}.{group}": value for name, value in headline(mine).items()})
+        if group in LEVELS:
+            rates = constraint_rates(mine)
+            out.update({f"pass.{group}:{k.split(':', 1)[1]}": v for k, v in rates.items()})
+    return out
+
+
+def score(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return TravelPlanner's metric table over trajectory records."""
+    return {
+        "episodes": len(records),
+        **headline(records),
         **constraint_rates(records),
+        **groups(records),
     }

@@ -229,6 +229,7 @@ def environment_record(scenario: Scenario) -> dict[str, Any]:
                 "params": {name: {"type": t, "default": v} for name, t, v in c.params},
                 "message": c.message,
                 "gated_on": list(c.gated_on),
+                "structures": list(c.structures),
             }
             for c in scenario.constraints
         ],

@@ -404,6 +404,27 @@ def _blocker(node: m.Blocker, env: Env) -> BlockerDef:
     )
 
 
+def _types(union: str) -> set[str]:
+    """Return the type names of a validator kind's parameter type (`str`, or `str | list`)."""
+    return {t.strip() for t in union.split("|")}
+
+
+def _check_gates(constraints: list[ConstraintDef], errors: Any) -> None:
+    """Report a `gated_on` that names no declared constraint, or the constraint itself."""
+    declared = {c.name for c in constraints}
+    for c in constraints:
+        for gate in c.gated_on:
+            if gate == c.name:
+                errors.error(f"constraint '{c.name}' is gated on itself", c.span)
+            elif gate not in declared:
+                hint = did_you_mean(gate, declared)
+                errors.error(
+                    f"constraint '{c.name}' is gated on '{gate}', which is not a declared "
+                    f"constraint{hint}",
+                    c.span,
+                )
+
+
 def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     attrs = {a.key: a for a in node.attrs}
     kind_attr = attrs["kind"].values[0]
@@ -430,6 +451,12 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
                     f"; its parameters: {known}",
                     p.span,
                 )
+            if wanted is not None and p.type and not set(p.type) <= _types(wanted):
+                raise fail(
+                    f"parameter '{p.name}' of kind '{kind}' has type {wanted}, "
+                    f"not {' | '.join(p.type)}",
+                    p.span,
+                )
     scope = attrs.get("scope")
     message = attrs.get("message")
     if message is None:
@@ -451,6 +478,7 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
         params=tuple(params),
         message=text,
         gated_on=_strings(attrs.get("gated_on"), env),
+        structures=_strings(attrs.get("structures"), env),
         span=node.span,
     )
 
@@ -510,6 +538,7 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
             constraints.append(_constraint(cnode, cenv, ctx.registry))
         except ScnError as e:
             state.errors.extend(e.diagnostics)
+    _check_gates(constraints, state.errors)
 
     symbols = {name: Symbol(name) for name in state.datatypes}
     symbols.update({t.name: Symbol(t.name) for t in tools.tools})

@@ -32,7 +32,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     "signature": frozenset({"name", "describe", "cost", "latency", "variant", "internal"}),
     "server": frozenset({"describe", "cost", "latency"}),
     "blocker": frozenset({"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}),
-    "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "describe"}),
+    "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}),
     "backend": frozenset({"records", "pool"}),
     "tasks": frozenset({"where", "goal", "inputs", "query", "split", "tools", "record", "truth", "id", "info", "subtasks", "constraints"}),
 }

@@ -9,6 +9,10 @@ time, else 3 to 8. Cuisines are 2 (medium) or 4 (hard) of the seven of Table 1; 
 depend on the party size. 3-day trips go to one city of another state, 5- and 7-day trips to two
 or three cities of another state.
 
+A skeleton is drawn again when the released `budget_estimation.py` would reject it (no flight
+to price, too few day-1 flights for a transport ban, too few hotels or restaurants for a local
+constraint; see `rejected`) or when the solver finds no plan.
+
 The budget is the reference plan's cost rounded up to the next hundred dollars: the paper
 re-calibrates each heuristic budget to its annotated plan's cost, and rounds budgets to
 hundreds, so every query keeps at least its reference plan feasible.
@@ -24,7 +28,7 @@ from plugins.travelplanner import sandbox
 from plugins.travelplanner.database import Database
 from plugins.travelplanner.plan import read_plan
 from plugins.travelplanner.solver import reference_plan
-from plugins.travelplanner.validators import plan_cost
+from plugins.travelplanner.validators import ROOM_TYPE_ALLOWS, plan_cost
 
 LEVELS = ("easy", "medium", "hard")
 #: Queries per (days, level) and split: Table A.1.
@@ -104,6 +108,62 @@ def skeleton(rng: random.Random, db: Database, days: int, level: str) -> dict[st
         else:
             query[kind] = rng.choice(TRANSPORT)
     return query
+
+
+def rejected(db: Database, query: dict[str, Any]) -> str | None:
+    """Why the released sampler (`budget_estimation.py`) would draw this skeleton again, or None.
+
+    Its budget estimate pools the destination's data: hotels that hold the party, restaurants,
+    and the flights from the origin to the destination city (3-day trips, any date) or to every
+    city of the destination state (on the trip's dates). It gives up when there is no flight to
+    price; under "no self-driving" when day 1 has fewer than 2 flights (10 for a state); under
+    "no flight" when day 1 has fewer than 2 flights or the first flight is over 800 miles (the
+    drive would be too long); and when a room or cuisine constraint leaves fewer hotels or
+    restaurants than the trip has days.
+    """
+    org, days, dates = query["org"], query["days"], query["dates"]
+    cities = [query["dest"]] if days == 3 else sorted(db.cities_of[query["dest"]])
+    wanted = dates if days != 3 else sandbox.DATES
+    flights = [
+        row
+        for city in cities
+        for date in wanted
+        for row in db.flights_on.get((org, city, date), [])
+    ]
+    day_one = [r for r in flights if r["FlightDate"] == dates[0]]
+    if not flights:
+        return "no flight to price"
+    ban = query["transportation"]
+    if ban == "no self-driving" and len(day_one) < (2 if days == 3 else 10):
+        return "too few flights on day 1 for a trip without self-driving"
+    if ban == "no flight" and (len(day_one) < 2 or flights[0]["Distance"] > 800):
+        return "too few flights on day 1, or too far to drive, for a trip without flights"
+    hotels = [
+        r
+        for city in cities
+        for r in db.by_city["accommodations"].get(city, [])
+        if r["maximum occupancy"] >= query["people"]
+    ]
+    if query["room_type"]:
+        allowed = ROOM_TYPE_ALLOWS[query["room_type"]]
+        hotels = [r for r in hotels if r["room type"] in allowed]
+        if len(hotels) < days:
+            return "too few hotels of the room type"
+    if query["house_rule"]:
+        hotels = [r for r in hotels if f"No {query['house_rule']}" not in r["house_rules"]]
+        if len(hotels) < days:
+            return "too few hotels allowing the house rule"
+    if query["cuisine"]:
+        kinds = set(query["cuisine"])
+        meals = [
+            r
+            for city in cities
+            for r in db.by_city["restaurants"].get(city, [])
+            if kinds & set(r["Cuisines"].split(", "))
+        ]
+        if len(meals) < days:
+            return "too few restaurants of the cuisines"
+    return None
 
 
 def solve(rng: random.Random, db: Database, query: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -210,6 +270,8 @@ def one(
     rng = random.Random(f"travelplanner-query:{seed}:{scale!r}:{split}:{n}")
     for _ in range(ATTEMPTS):
         query = skeleton(rng, db, days, level)
+        if rejected(db, query) is not None:
+            continue
         plan = solve(rng, db, query)
         if plan is None:
             continue

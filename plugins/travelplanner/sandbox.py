@@ -5,12 +5,17 @@ draws a database of the same shape and laws instead:
 
 - cities with states (312 at scale 1; every state holds at least four cities, so that 5- and
   7-day trips can visit two or three of them);
-- flights for every day of March 2022 on a seeded route network, priced Distance x U(0.2, 0.5)
-  (section A.3), with flight numbers `F` + 7 digits, departure/arrival clock times and elapsed
-  time strings;
-- ground distances (the Distance Matrix) between city pairs, whose costs follow the released
-  code's law: self-driving int(km x 0.05), taxi int(km x 1); a trip of a day or more has no
-  valid driving information (an environment constraint, as in the release);
+- flights for every day of March 2022 on a route network (see `network`): about a third of the
+  city pairs at least 150 km apart are served, chosen and weighted by a gravity law (a seeded
+  size per city, times a factor favouring pairs too far to drive), with mean daily rates scaled
+  so that the month holds about as many flights as the release's 3,827,361 (1.27 per ordered
+  city pair and day); a route has no flight on some dates (an environment constraint). Only the
+  routes are stored; the flights are derived per date, priced Distance x U(0.2, 0.5) (section
+  A.3), with flight numbers `F` + 7 digits, clock times and elapsed time strings;
+- ground distances (the Distance Matrix) between every pair of cities of a state and every pair
+  within reach (under `REACH_HOURS` of driving), whose costs follow the released code's law:
+  self-driving int(km x 0.05), taxi int(km x 1); a trip of a day or more has no valid driving
+  information (an environment constraint, as in the release);
 - restaurants with comma-free names, average costs and cuisines (the ten of section A.3 plus a
   few others, as the release's `Cuisines` column has), assigned to cities at random;
 - attractions with coordinates, addresses, phones and websites;
@@ -32,15 +37,23 @@ from typing import Any
 
 from attrs import frozen
 
-#: Row counts of the released sandbox at scale 1 (Table 2), flights excepted: the release's
-#: 3.8M flights are scaled to a route network of about 80,000 flights.
+from plugins.travelplanner.network import Flights, capped_mean
+
+#: Row counts of the released sandbox at scale 1 (Table 2).
 CITIES = 312
 STATES = 50
 RESTAURANTS = 9552
 ATTRACTIONS = 5303
 ACCOMMODATIONS = 5064
-DISTANCES = 17603
-FLIGHT_ROUTES = 1300  # unordered city pairs with daily service at scale 1
+FLIGHTS = 3_827_361
+#: Share of the city pairs (at least `MIN_FLIGHT_KM` apart) served by a flight route, and the
+#: cap on a route's mean flights a day (busy pairs; the rest of the volume goes to other routes).
+ROUTE_SHARE = 0.32
+MIN_FLIGHT_KM = 150
+MAX_RATE = 8.0
+#: Pairs of cities in different states get a Distance Matrix row up to this much driving; a row
+#: of a day or more reads "1 day ..." and gives no valid information, as the release's do.
+REACH_HOURS = 30.0
 
 FIRST_DAY = _dt.date(2022, 3, 1)
 LAST_DAY = _dt.date(2022, 3, 31)
@@ -94,17 +107,18 @@ class Sandbox:
     seed: int
     scale: float
     cities: tuple[dict[str, Any], ...]
-    flights: tuple[dict[str, Any], ...]
+    routes: tuple[dict[str, Any], ...]
     distances: tuple[dict[str, Any], ...]
     restaurants: tuple[dict[str, Any], ...]
     attractions: tuple[dict[str, Any], ...]
     accommodations: tuple[dict[str, Any], ...]
 
     def tables(self) -> dict[str, tuple[dict[str, Any], ...]]:
-        """Return every table by its file name in the bundle."""
+        """Return every stored table by its file name in the bundle (flights are derived from
+        `routes`, see `network`)."""
         return {
             "cities": self.cities,
-            "flights": self.flights,
+            "routes": self.routes,
             "distances": self.distances,
             "restaurants": self.restaurants,
             "attractions": self.attractions,
@@ -112,8 +126,9 @@ class Sandbox:
         }
 
     def size(self) -> int:
-        """Return the number of records over all tables."""
-        return sum(len(t) for t in self.tables().values())
+        """Return the number of records over all tables, counting flights rather than routes."""
+        flights = Flights(self.routes, DATES).total
+        return flights + sum(len(t) for name, t in self.tables().items() if name != "routes")
 
 
 def _scaled(n: int, scale: float, floor: int) -> int:
@@ -176,76 +191,72 @@ def _km(a: dict[str, Any], b: dict[str, Any]) -> float:
     return math.hypot(a["x"] - b["x"], a["y"] - b["y"])
 
 
-def _distances(
-    rng: random.Random, cities: list[dict[str, Any]], target: int
-) -> list[dict[str, Any]]:
-    """Ground routes: every pair within a state, then random pairs until `target` rows."""
-    pairs: set[tuple[int, int]] = set()
+def _road(rng: random.Random, a: dict[str, Any], b: dict[str, Any]) -> tuple[float, float]:
+    """Return a drawn (road km, driving hours) between two cities."""
+    road = _km(a, b) * rng.uniform(1.15, 1.35) + 5
+    return road, road / rng.uniform(75, 95)
+
+
+def _distances(rng: random.Random, cities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ground routes, both ways: every pair within a state, and every pair within reach."""
+    rows = []
     n = len(cities)
     for i in range(n):
         for j in range(i + 1, n):
-            if cities[i]["state"] == cities[j]["state"]:
-                pairs.add((i, j))
-    attempts = 0
-    while 2 * len(pairs) < target and attempts < 50 * target:
-        attempts += 1
-        i, j = sorted(rng.sample(range(n), 2))
-        pairs.add((i, j))
+            same = cities[i]["state"] == cities[j]["state"]
+            if not same and (_km(cities[i], cities[j]) * 1.15 + 5) / 95 > REACH_HOURS:
+                continue  # beyond reach whatever the draw: no row, and no draw spent
+            road, hours = _road(rng, cities[i], cities[j])
+            if not same and hours > REACH_HOURS:
+                continue
+            for x, y in ((i, j), (j, i)):
+                rows.append(
+                    {
+                        "origin": cities[x]["city"],
+                        "destination": cities[y]["city"],
+                        "duration": duration_text(hours),
+                        "distance": f"{int(road):,} km",
+                    }
+                )
+    return rows
+
+
+def _routes(rng: random.Random, cities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flight routes, both ways: a gravity law over seeded city sizes picks `ROUTE_SHARE` of the
+    pairs at least `MIN_FLIGHT_KM` apart (pairs too far to drive count more), and daily rates
+    proportional to the same law make about 1.27 flights per ordered city pair and day."""
+    size = [rng.lognormvariate(0.0, 0.9) for _ in cities]
+    scored = []
+    n = len(cities)
+    for i in range(n):
+        for j in range(i + 1, n):
+            km = _km(cities[i], cities[j])
+            if km < MIN_FLIGHT_KM:
+                continue
+            pull = size[i] * size[j] * min(2.0, 0.5 + km / 1200)
+            scored.append((pull * rng.lognormvariate(0.0, 0.5), pull, i, j))
+    scored.sort(key=lambda t: (-t[0], t[2], t[3]))
+    kept = scored[: int(round(ROUTE_SHARE * len(scored)))]
+    target = FLIGHTS / (CITIES * (CITIES - 1) * len(DATES)) * n * (n - 1)  # flights a day
+    scale = target / (2 * sum(p for _, p, _, _ in kept))
+    for _ in range(20):  # rescale until the expected capped daily counts sum to the target
+        total = 2 * sum(capped_mean(min(MAX_RATE, p * scale)) for _, p, _, _ in kept)
+        scale *= target / total
     rows = []
-    for i, j in sorted(pairs):
-        road = _km(cities[i], cities[j]) * rng.uniform(1.15, 1.35) + 5
-        hours = road / rng.uniform(75, 95)
+    for _, pull, i, j in sorted(kept, key=lambda t: (t[2], t[3])):
+        miles = round(_km(cities[i], cities[j]) / 1.609, 1)
+        rate = round(min(MAX_RATE, pull * scale), 3)
         for a, b in ((i, j), (j, i)):
             rows.append(
                 {
                     "origin": cities[a]["city"],
                     "destination": cities[b]["city"],
-                    "duration": duration_text(hours),
-                    "distance": f"{int(road):,} km",
+                    "miles": miles,
+                    "rate": rate,
+                    "salt": rng.getrandbits(48),
                 }
             )
-    return rows
-
-
-def _clock(minutes: int) -> str:
-    minutes %= 24 * 60
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
-
-
-def _flights(rng: random.Random, cities: list[dict[str, Any]], routes: int) -> list[dict[str, Any]]:
-    """Daily flights on `routes` unordered city pairs (both ways), 1-2 a day each way."""
-    n = len(cities)
-    chosen: set[tuple[int, int]] = set()
-    while len(chosen) < min(routes, n * (n - 1) // 2):
-        i, j = sorted(rng.sample(range(n), 2))
-        if _km(cities[i], cities[j]) >= 150:
-            chosen.add((i, j))
-    rows = []
-    number = 3_000_000
-    for i, j in sorted(chosen):
-        miles = round(_km(cities[i], cities[j]) / 1.609, 1)
-        per_day = rng.choice((1, 1, 2))
-        for date in DATES:
-            for a, b in ((i, j), (j, i)):
-                for _ in range(per_day):
-                    if rng.random() < 0.08:  # some days a route is not flown
-                        continue
-                    number += rng.randrange(1, 40)
-                    dep = rng.randrange(5 * 60, 22 * 60, 5)
-                    elapsed = int(miles / 8 + 40 + rng.randrange(0, 30))
-                    rows.append(
-                        {
-                            "Flight Number": f"F{number:07d}",
-                            "Price": int(miles * rng.uniform(0.2, 0.5)),
-                            "DepTime": _clock(dep),
-                            "ArrTime": _clock(dep + elapsed),
-                            "ActualElapsedTime": f"{elapsed // 60} hours {elapsed % 60} minutes",
-                            "FlightDate": date,
-                            "OriginCityName": cities[a]["city"],
-                            "DestCityName": cities[b]["city"],
-                            "Distance": miles,
-                        }
-                    )
+    rows.sort(key=lambda r: (r["origin"], r["destination"]))
     return rows
 
 
@@ -328,13 +339,13 @@ def build(seed: int, scale: float = 1.0) -> Sandbox:
     n_states = _scaled(STATES, scale, 3)
     cities = _cities(rng, _scaled(CITIES, scale, 4 * n_states), n_states)
     names = [c["city"] for c in cities]
-    flights = _flights(rng, cities, _scaled(FLIGHT_ROUTES, scale, 2 * len(cities)))
-    distances = _distances(rng, cities, _scaled(DISTANCES, scale, 2 * len(cities)))
+    routes = _routes(rng, cities)
+    distances = _distances(rng, cities)
     return Sandbox(
         seed=seed,
         scale=scale,
         cities=tuple({"city": c["city"], "state": c["state"]} for c in cities),
-        flights=tuple(flights),
+        routes=tuple(routes),
         distances=tuple(distances),
         restaurants=tuple(_restaurants(rng, names, _scaled(RESTAURANTS, scale, 8 * len(names)))),
         attractions=tuple(_attractions(rng, cities, _scaled(ATTRACTIONS, scale, 4 * len(names)))),

@@ -97,7 +97,7 @@ def within_sandbox(params: Any, plan: Plan, query: Any, db: Database) -> list[st
     for day in _days(plan, query):
         leg = day.transportation
         if leg is not None and leg.mode == "flight":
-            row = db.flight.get(leg.number or "")
+            row = db.flight(leg.number or "")
             if row is None or (row["OriginCityName"], row["DestCityName"]) != (
                 leg.origin,
                 leg.destination,
@@ -350,7 +350,7 @@ def plan_cost(
     for day in _days(plan, query):
         leg = day.transportation
         if leg is not None and leg.mode == "flight":
-            row = db.flight.get(leg.number or "")
+            row = db.flight(leg.number or "")
             total += row["Price"] * people if row is not None else 0
         elif leg is not None:
             cost = db.ground_cost(leg.origin, leg.destination, leg.mode)
