@@ -6,7 +6,8 @@
 A step is what `Env.guarded` adds to a call: `constraints.check_call` on one call with arguments
 (against the nine call-scope kinds, in a round of one to three calls) and the counters update
 (`Counters.attempt`, plus `close_round` at the end of each round). A final answer is one
-`constraints.check_answer` against the three response kinds. Calls and answers are synthetic,
+`constraints.check_answer` against the three response kinds and the three lower bounds
+(rounds, calls, round width) read from the counters. Calls and answers are synthetic,
 drawn with a fixed seed so that a share of them break constraints (the slower path that words
 messages). Each step is timed alone (`time.perf_counter_ns`) and the median is reported, so a
 busy shared machine inflates the figures less than a mean would. Target: a median under 50
@@ -146,11 +147,14 @@ def time_steps(rounds: list[list[tuple[str, Any]]]) -> tuple[list[float], int]:
 
 def time_answers(answers: list[str]) -> tuple[list[float], int]:
     """Time each final answer's check; return microseconds per answer and rejected answers."""
-    final_scope = cons.prepare([c for c in CONSTRAINTS if c["kind"] in cons.FINAL_CHECKS])
+    final_scope = cons.prepare(
+        [c for c in CONSTRAINTS if c["kind"] in cons.FINAL_CHECKS or c["kind"] in cons.END_CHECKS]
+    )
+    counters = Counters(calls=3, rounds=2, widest={"type": 2, "num": 2})
     times, rejected = [], 0
     for answer in answers:
         start = time.perf_counter_ns()
-        found = cons.check_answer(final_scope, answer)
+        found = cons.check_answer(final_scope, answer, counters)
         times.append((time.perf_counter_ns() - start) / 1000)
         rejected += bool(found)
     return times, rejected
@@ -172,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     n_steps, n_answers = (2_000, 500) if args.quick else (20_000, 5_000)
     rng = random.Random(args.seed)
     kinds = {c["kind"] for c in CONSTRAINTS}
-    assert kinds == set(cons.CALL_CHECKS) | set(cons.FINAL_CHECKS), "all twelve kinds active"
+    every = set(cons.CALL_CHECKS) | set(cons.FINAL_CHECKS) | set(cons.END_CHECKS)
+    assert kinds == every, "all twelve kinds active"
     rounds = synthetic_rounds(rng, n_steps)
     answers = synthetic_answers(rng, n_answers)
     time_steps(rounds[:200])  # warm up

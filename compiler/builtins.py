@@ -9,12 +9,13 @@ hook a third party would use.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from compiler import solver, task_kinds
+from compiler.cctu import cctu
 from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
 from compiler.laws import seeded_rng
 
@@ -61,6 +62,30 @@ def _sqrt(x: Any) -> float:
     return value**0.5
 
 
+def attach(name: Any, **values: Any) -> Record:
+    """Return one constraint for a task's `constraints` list: a declared constraint's name and
+    the parameter values that replace its declared defaults: `attach("budget", max=3)`."""
+    return Record.of({"name": str(name), **values})
+
+
+def _unbounded(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip().lower() in ("inf", ""))
+
+
+def bound(low: Any = 0, high: Any = None, unit: Any = "") -> str:
+    """Word an inclusive range for a constraint's sentence: "at most 5", "at least 2",
+    "between 2 and 5", "exactly 3" or "any number of" (0 and `inf` or none mean no bound)."""
+    suffix = f" {unit}" if unit else ""
+    no_low = _unbounded(low) or low == 0
+    if _unbounded(high):
+        return f"any number of{suffix}" if no_low else f"at least {low}{suffix}"
+    if no_low:
+        return f"at most {high}{suffix}"
+    if low == high:
+        return f"exactly {low}{suffix}"
+    return f"between {low} and {high}{suffix}"
+
+
 def functions() -> dict[str, Callable[..., Any]]:
     """Return the deterministic builtin functions available in every expression."""
     return {
@@ -81,6 +106,8 @@ def functions() -> dict[str, Callable[..., Any]]:
         "sorted": lambda xs: sorted(as_iterable(xs, None)),
         "sqrt": _sqrt,
         "list": lambda *xs: list(xs),
+        "attach": attach,
+        "bound": bound,
     }
 
 
@@ -91,8 +118,19 @@ class GeneratorContext:
     seed: int
     tools: tuple[solver.Tool, ...]
     datatypes: tuple[str, ...]
+    #: The scenario's declared constraints (`compiler.scenario.ConstraintDef`), in order.
+    constraints: tuple[Any, ...] = ()
+    #: Each tool's description, for generators that phrase requests (may be empty).
+    descriptions: Mapping[str, str] = field(factory=dict)
     #: The atomic tools, in declaration order (PlanBench-XL's catalogue rule depends on it).
     atomic: tuple[solver.Tool, ...] = ()
+
+
+def _ask(description: str, name: str) -> str:
+    """A request phrase from a tool's description ("Books a hotel." -> "books a hotel"), else
+    from its name ("book_hotel" -> "book hotel")."""
+    text = description.strip().rstrip(".") or name.replace("_", " ")
+    return text[:1].lower() + text[1:]
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:
@@ -206,23 +244,9 @@ def reachable(
     return out
 
 
-def dag(
-    ctx: GeneratorContext, size: Any = range(2, 6), key: Any = 0, dependent: float = 0.5
-) -> list[Record]:
-    """Draw one task of dependent subtasks over the scenario's tools.
-
-    Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
-    of one already chosen, which makes a data dependency; otherwise it is independent. Returns a
-    one-element list so it can stand in a `for` clause.
-    """
-    sizes = (
-        as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
-    )
-    rng = seeded_rng(("global", "dag", "key"), {"global": ctx.seed, "dag": "dag", "key": key})
-    n = sizes[rng.randrange(len(sizes))]
-    tools = sorted(ctx.tools, key=lambda t: t.name)
-    if not tools:
-        raise ValueError("dag() needs tools to draw from")
+def _draw_dag(tools: list[solver.Tool], n: int, dependent: float, rng: Any) -> list[solver.Tool]:
+    """One draw of up to `n` distinct tools, each new one consuming an earlier output with
+    probability `dependent` (when any can)."""
     chosen: list[solver.Tool] = []
     produced: dict[str, str] = {}
     for _ in range(n * 4):
@@ -245,13 +269,62 @@ def dag(
         chosen.append(pick)
         for out in sorted(pick.outputs):
             produced[out] = pick.name
+    return chosen
+
+
+def _depth(chosen: list[solver.Tool]) -> int:
+    """The number of layers of the drawn tools' dependency DAG, or 0 if they form a cycle (a
+    tool drawn as independent can consume what a later one makes)."""
+    made = {out: t.name for t in chosen for out in t.outputs}
+    deps = {t.name: sorted({made[d] for d in t.inputs if d in made} - {t.name}) for t in chosen}
+    try:
+        return len(solver.dag_layers([t.name for t in chosen], deps))
+    except ValueError:
+        return 0
+
+
+def dag(
+    ctx: GeneratorContext,
+    size: Any = range(2, 6),
+    key: Any = 0,
+    dependent: float = 0.5,
+    min_depth: int = 1,
+) -> list[Record]:
+    """Draw one task of dependent subtasks over the scenario's tools.
+
+    Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
+    of one already chosen, which makes a data dependency; otherwise it is independent. The
+    record holds `inputs`, `goals`, `subtasks` (id, tool, output, depends_on, ask), `size` and
+    `asks`: one request phrase per subtask, from the tool's description, for query templates
+    that should not name the tools. With `min_depth` > 1, draws are repeated (from the same
+    seeded stream) until the longest dependency chain has that many subtasks (or all of them).
+    Returns a one-element list so it can stand in a `for` clause.
+    """
+    sizes = (
+        as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
+    )
+    rng = seeded_rng(("global", "dag", "key"), {"global": ctx.seed, "dag": "dag", "key": key})
+    n = sizes[rng.randrange(len(sizes))]
+    tools = sorted(ctx.tools, key=lambda t: t.name)
+    if not tools:
+        raise ValueError("dag() needs tools to draw from")
+    for _attempt in range(50):
+        chosen = _draw_dag(tools, n, dependent, rng)
+        depth = _depth(chosen)
+        if depth and depth >= min(min_depth, len(chosen)):
+            break
+    else:
+        raise ValueError(f"dag() found no acyclic draw of depth {min_depth} in 50 tries")
+    produced = {out: t.name for t in chosen for out in sorted(t.outputs)}
     subtasks = []
+    asks = []
     external: set[str] = set()
     for index, tool in enumerate(chosen, start=1):
         deps = sorted(
             {produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name}
         )
         external.update(d for d in tool.inputs if d not in produced)
+        asks.append(_ask(ctx.descriptions.get(tool.name, ""), tool.name))
         subtasks.append(
             Record.of(
                 {
@@ -259,13 +332,20 @@ def dag(
                     "tool": tool.name,
                     "output": sorted(tool.outputs)[0],
                     "depends_on": deps,
+                    "ask": asks[-1],
                 }
             )
         )
     goals = sorted({sorted(t.outputs)[0] for t in chosen})
     return [
         Record.of(
-            {"inputs": sorted(external), "goals": goals, "subtasks": subtasks, "size": len(chosen)}
+            {
+                "inputs": sorted(external),
+                "goals": goals,
+                "subtasks": subtasks,
+                "size": len(chosen),
+                "asks": asks,
+            }
         )
     ]
 
@@ -275,4 +355,9 @@ GENERATORS: dict[str, tuple[Callable[..., Any], str]] = {
     "product": (product, "every combination of named axes, with the common split tag"),
     "reachable": (reachable, "(inputs, target) pairs with a shortest solution in a length window"),
     "dag": (dag, "one task of dependent subtasks (one tool call each) drawn from the tools"),
+    "cctu": (
+        cctu,
+        "one CCTU case of a shape (single/parallel, single/multi-hop) with constraints drawn"
+        " from the declared taxonomy (each kind with probability p, gated by shape)",
+    ),
 }

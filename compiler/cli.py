@@ -327,14 +327,15 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs.jsonl"), show_default=True, help="Trajectory file (appended; a rerun resumes).")
 @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids (default: every task).")
 @click.option("--split", default=None, help="Only tasks of this split.")
-@click.option("--max-steps", type=int, default=20, show_default=True)
+@click.option("--max-steps", type=int, default=None, help="Step budget per episode [default: 100 in retrieval mode, else 20].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --agent openai:MODEL (vLLM, Ollama, a hosted API).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key.")
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Episodes played at once.")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per LLM request.")
 @click.option("--blocker", default=None, help="A blocker the bundle declares (by name or effect), applied online.")
-@click.option("--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker.")
+@click.option("--blocks", type=int, default=None, help="Events per episode with --blocker (a retrieval-time blocker: the largest blocked set) [default: 1, or the blocker's largest].")
+@click.option("--retrieval/--no-retrieval", default=None, help="Tools are shown only through retrieval requests (PlanBench-XL) [default: on for PlanBench-XL bundles].")
 @click.option("-q", "--quiet", is_flag=True)
 @diagnostics_option
 def run(
@@ -343,14 +344,15 @@ def run(
     out: Path,
     task_ids: str | None,
     split: str | None,
-    max_steps: int,
+    max_steps: int | None,
     seed: int,
     base_url: str | None,
     api_key_env: str,
     concurrency: int,
     timeout: float,
     blocker: str | None,
-    blocks: int,
+    blocks: int | None,
+    retrieval: bool | None,
     quiet: bool,
     diagnostics_format: str,
 ) -> None:
@@ -361,9 +363,10 @@ def run(
     """
     from compiler.runtime.bundle import LoadedBundle
     from compiler.runtime.parallel import run_concurrent
+    from compiler.runtime.run import run_defaults
 
     with _boundary(_Reporter(diagnostics_format)):
-        if max_steps < 1:
+        if max_steps is not None and max_steps < 1:
             raise ScnError("--max-steps must be at least 1", path="--max-steps", code="usage")
         if concurrency < 1:
             raise ScnError("--concurrency must be at least 1", path="--concurrency", code="usage")
@@ -385,6 +388,9 @@ def run(
                 )
             factory = lambda: entry.factory(seed)  # noqa: E731
         loaded = LoadedBundle.load(bundle)
+        retrieval, max_steps, blocks = run_defaults(
+            loaded, retrieval=retrieval, max_steps=max_steps, blocker=blocker, blocks=blocks
+        )
         ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else list(loaded.tasks)
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
@@ -399,7 +405,8 @@ def run(
                 max_steps=max_steps,
                 seed=seed,
                 blocker=blocker,
-                blocks=blocks if blocker else 0,
+                blocks=blocks,
+                retrieval=retrieval,
                 progress=progress,
             )
         if not quiet:
@@ -447,6 +454,29 @@ def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -
     with _boundary(_Reporter(diagnostics_format)):
         for path in write_report(list(trajectories), out):
             click.echo(path)
+
+
+@main.command()
+@click.argument("bundle", type=click.Path(path_type=Path))
+@click.option("--mcp", "use_mcp", is_flag=True, required=True, help="Serve the bundle's tools as MCP servers (the only protocol so far).")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address for --transport http.")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--task", "task_id", default=None, help="Default task of every session (else ?task=ID or _meta scn/task).")
+@click.option("--server", "server_name", default=None, help="stdio: serve only this server (default: every tool, plus scn_get_task and scn_submit_answer).")
+@click.option("--log", type=click.Path(path_type=Path), default=None, help="Append each episode's trajectory here (for scn score).")
+@click.option("--latency-scale", type=float, default=0.25, show_default=True, help="Each call takes its tool's latency times this (so parallel calls overlap).")
+@click.option("--json-response", is_flag=True, help="HTTP: plain JSON responses instead of SSE streams.")
+@click.option("--stateless", is_flag=True, help="HTTP: the SDK's stateless mode (no MCP session ids).")
+@click.option("--blocker", default=None, help="A blocker the bundle declares, applied per turn in every episode.")
+@click.option("--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker.")
+@diagnostics_option
+def serve(bundle: Path, use_mcp: bool, transport: str, host: str, port: int, task_id: str | None, server_name: str | None, log: Path | None, latency_scale: float, json_response: bool, stateless: bool, blocker: str | None, blocks: int, diagnostics_format: str) -> None:
+    """Serve a bundle's tools as real MCP servers: /mcp/<server> over HTTP, or stdio."""
+    from compiler.serve import serve as run_server
+
+    with _boundary(_Reporter(diagnostics_format)):
+        run_server(bundle, transport=transport, host=host, port=port, task=task_id, server=server_name, log=log, latency_scale=latency_scale, json_response=json_response, stateless=stateless, blocker=blocker, blocks=blocks if blocker else 0)
 
 
 __all__ = ["main", "STAGE_NAMES"]

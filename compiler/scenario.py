@@ -139,7 +139,11 @@ class ConstraintDef:
     scope: str = "final"
     params: tuple[tuple[str, str, Any], ...] = ()
     message: str = ""
+    #: Constraints that must pass before this one is judged (TravelPlanner: hard constraints
+    #: are judged only on complete plans within the sandbox).
     gated_on: tuple[str, ...] = ()
+    #: Task structures a generator may attach the constraint to (CCTU's case shapes); empty: all.
+    structures: tuple[str, ...] = ()
     span: Span | None = _span()
 
 
@@ -151,6 +155,20 @@ class Subtask:
     tool: str
     output: str
     depends_on: tuple[str, ...] = ()
+
+
+@frozen
+class TaskConstraint:
+    """One constraint a task carries (CCTU draws them per case): a declared constraint with the
+    task's parameter values, and its wording rendered from the declaration's message."""
+
+    name: str
+    kind: str
+    dimension: str
+    scope: str
+    values: tuple[tuple[str, Any], ...]
+    message: str
+    span: Span | None = _span()
 
 
 @frozen
@@ -170,6 +188,8 @@ class TaskDef:
     info: tuple[tuple[str, Any], ...] = ()
     truth: str = "min_cost"
     span: Span | None = _span()
+    #: The task's own constraints (None: the scenario's apply).
+    constraints: tuple[TaskConstraint, ...] | None = None
 
 
 @frozen
@@ -232,6 +252,9 @@ class GroundTruth:
     ban_margin: int | None = None
     answer: tuple[tuple[str, str], ...] = ()
     edges: tuple[tuple[str, str, str], ...] = ()
+    #: For a task with constraints: its reference trajectory (actions, the final answer last),
+    #: proved at compile time to break none of them.
+    reference: tuple[Any, ...] = field(default=(), eq=False)
     #: Two-input tasks with tool sets: which inputs the sets read and the task kind
     #: (`compiler.task_kinds`); None otherwise.
     input_use: str | None = None

@@ -33,6 +33,9 @@ def _node_classes() -> list[type]:
     return out
 
 
+_OMIT_IF_DEFAULT = {"TaskDef": ("constraints",), "GroundTruth": ("reference",)}
+
+
 @functools.lru_cache(maxsize=1)
 def converter() -> cattrs.Converter:
     """Return the converter all model serialization goes through."""
@@ -51,6 +54,10 @@ def converter() -> cattrs.Converter:
     for cls in classes:
         names = {f.name for f in attrs.fields(cls)}
         overrides = {n: override(omit=True) for n in ("span", "_plain") if n in names}
+        # Fields added for per-task constraints are left out while unused, so the stage output
+        # of scenarios without them is unchanged.
+        for n in _OMIT_IF_DEFAULT.get(cls.__name__, ()):
+            overrides[n] = override(omit_if_default=True)
         plain = make_dict_unstructure_fn(cls, conv, **overrides)
         final_un[cls] = _tagging(plain, cls.__name__) if cls in tagged else plain
         final_st[cls] = make_dict_structure_fn(cls, conv, **overrides)

@@ -26,6 +26,10 @@ DOMAINS = {
         "PlanBench-XL retail: the released datatypes, typed tools, siblings and tasks",
     ),
     "multi_mcp": ("servers", "TPS-Bench-shaped MCP servers with tasks made of dependent subtasks"),
+    "cctu": (
+        "cases",
+        "CCTU-style cases: four structures, the twelve constraint kinds drawn per case",
+    ),
 }
 
 #: Blocker effects the runtime knows how to apply: name -> (parameters, doc).
@@ -48,9 +52,19 @@ EFFECTS = {
 #: Constraint kinds (CCTU's four dimensions) and the parameters each needs; the runtime checks
 #: are in `compiler.runtime.constraints`, which documents what each parameter means.
 VALIDATOR_KINDS: dict[str, tuple[dict[str, str], str]] = {
-    "rounds": ({"min": "int", "max": "int"}, "number of interaction rounds"),
-    "call_count": ({"min": "int", "max": "int"}, "total number of tool calls"),
-    "tool_call_count": ({"tool": "str", "max": "int"}, "calls of one named tool"),
+    "rounds": (
+        {"min": "int", "max": "int"},
+        "interaction rounds (one agent message each, answers included): an answer before `min`"
+        " is rejected, the episode ends at `max`",
+    ),
+    "call_count": (
+        {"min": "int", "max": "int"},
+        "total tool calls, attempts included (`min` is checked at the final answer)",
+    ),
+    "tool_call_count": (
+        {"tool": "str | list", "max": "int"},
+        "calls of one named tool (or of each tool of a list)",
+    ),
     "sequence": (
         {"order": "list", "when_first": "str"},
         "tools that must be called in this order, in earlier rounds (chains may be several;"
@@ -60,7 +74,11 @@ VALIDATOR_KINDS: dict[str, tuple[dict[str, str], str]] = {
         {"group": "list"},
         "tools that must be called together in one round (a multiset, or a list of them)",
     ),
-    "parallel_count": ({"min": "int", "max": "int"}, "calls made in one round"),
+    "parallel_count": (
+        {"min": "int", "max": "int", "unit": "str"},
+        "width of a round: distinct tools (`unit` type, default) or calls (num); `min` is met"
+        " by one round before the final answer",
+    ),
     "available_tools": (
         {"tools": "list"},
         "only listed tools (default: the task's) and their parameters may be used",
@@ -85,6 +103,7 @@ VALIDATOR_KINDS: dict[str, tuple[dict[str, str], str]] = {
 #: Parameters a constraint of the kind may leave out (added after `.scn` files used the kind).
 OPTIONAL_PARAMS: dict[str, tuple[str, ...]] = {
     "sequence": ("when_first",),
+    "parallel_count": ("unit",),
     "available_tools": ("tools",),
     "response_content": (
         "must",

@@ -108,7 +108,7 @@ class RegisterAgent(Protocol):
     def __call__(self, name: str, factory: Callable[..., object], *, doc: str = "") -> None: ...
 
 
-#: The type names a validator kind's parameters may be declared with.
+#: The type names a validator kind's parameters may be declared with (or a union, `str | list`).
 VALIDATOR_PARAM_TYPES: tuple[str, ...] = ("int", "float", "str", "bool", "list")
 
 
@@ -171,7 +171,8 @@ def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
 
     - ``name``: the kind as written in the scenario (e.g. ``budget``, ``deadline``).
     - ``params``: maps each parameter name to its type name, one of ``int``, ``float``,
-      ``str``, ``bool``, ``list``. The order given is the positional order of the parameters.
+      ``str``, ``bool``, ``list``, or a union of them (``"str | list"``). The order given is
+      the positional order of the parameters.
       The compiler rejects a constraint whose arguments do not match.
     - ``check``: an optional callable that decides the constraint on a trajectory; kinds without
       one are checked by the compiler's built-in logic for that name.

@@ -362,7 +362,9 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
         for param, type_name in params.items():
             if not isinstance(param, str) or not param.isidentifier():
                 raise s.fail(name, f"parameter name {param!r} is not an identifier")
-            if type_name not in VALIDATOR_PARAM_TYPES:
+            if not isinstance(type_name, str) or not {
+                t.strip() for t in type_name.split("|")
+            } <= set(VALIDATOR_PARAM_TYPES):
                 raise s.fail(
                     name, f"parameter '{param}' has type {type_name!r}; use one of: {allowed}"
                 )

@@ -74,7 +74,8 @@ def test_parallel_tool_calls_solve_a_task(server: LoopbackServer, multi: LoadedB
     assert first["model"] == "loopback-model"
     assert first["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
     assert multi.tasks["hard-003"]["query"] in first["messages"][1]["content"]
-    assert "- City: city_9" in first["messages"][1]["content"]
+    name, value = sorted(multi.tasks["hard-003"]["given"].items())[0]
+    assert f"- {name}: {value}" in first["messages"][1]["content"]
     assert first["parallel_tool_calls"] is True and first["temperature"] == 0.0
     assert {t["function"]["name"] for t in first["tools"]} == set(
         multi.visible_tools(multi.tasks["hard-003"])
@@ -101,13 +102,14 @@ def test_sequential_calls_when_parallel_calls_are_off(
     server: LoopbackServer, multi: LoadedBundle
 ) -> None:
     llm = agent(server, parallel_tool_calls=False)
-    server.script(tool_calls(("web_search", {"query": "query 9"})))
+    results = multi.tasks["hard-003"]["given"]["SearchResults"]
+    server.script(tool_calls(("extract_links", {"results": results})))
     record = episode(multi, "hard-003", llm, llm.name)
     assert server.requests[0]["parallel_tool_calls"] is False
     assert record["steps"][0]["action"] == {
         "type": "call",
-        "tool": "web_search",
-        "args": {"query": "query 9"},
+        "tool": "extract_links",
+        "args": {"results": results},
     }
     assert record["outcome"]["success"]
 
@@ -233,15 +235,46 @@ def test_a_reply_without_tool_calls_is_the_answer(
     assert llm.step_log[0]["finish_reason"] == "stop"
 
 
+def test_a_rejected_answer_reaches_the_model_as_a_user_message(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    from compiler.api import compile_source
+    from compiler.emit.bundle import write_bundle
+    from compiler.source import SourceFile
+
+    text = """
+scenario demo/said "an answer that must say a word"
+datatype A
+tool Step(A) -> B
+constraint say {
+  param must: list = ["done"]
+  kind response_content dimension response scope final message "Say done."
+}
+tasks t { id "t" given A goal B query "Reach B." }
+"""
+    write_bundle(compile_source(SourceFile("s.scn", text)), tmp_path / "b")
+    bundle = LoadedBundle.load(tmp_path / "b")
+    server.script(answer("no"), answer("done"))
+    llm = agent(server)
+    record = episode(bundle, "t", llm, llm.name)
+    assert [s["action"]["answer"] for s in record["steps"]] == ["no", "done"]
+    retry = server.requests[1]["messages"]
+    assert retry[-2:] == [
+        {"role": "assistant", "content": "no"},
+        {"role": "user", "content": "CONSTRAINT NOT MET: Say done. (the answer must mention done)"},
+    ]
+
+
 # --------------------------------------------------------------------------- usage and latency
 
 
 def test_token_usage_and_latency_are_recorded(server: LoopbackServer, multi: LoadedBundle) -> None:
     usage = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290}
-    reply: Reply = tool_calls(("geocode", {"address": "11 Market Street"}), usage=usage)
+    address = multi.tasks["hard-002"]["given"]["Address"]
+    reply: Reply = tool_calls(("geocode", {"address": address}), usage=usage)
     server.script(reply.after(0.05))
     llm = agent(server)
-    record = episode(multi, "hard-005", llm, llm.name)
+    record = episode(multi, "hard-002", llm, llm.name)
     first = llm.step_log[0]
     assert (first["prompt_tokens"], first["completion_tokens"], first["total_tokens"]) == (
         1234,

@@ -165,7 +165,7 @@ def test_reachable_labels_and_filters_two_input_kinds() -> None:
     tools = [solver.Tool("t0", ["a", "b"], ["m1"]), solver.Tool("u0", ["c"], ["m1"])]
     tools += [solver.Tool(f"t{i + 1}", [i_], [o]) for i, (i_, o) in enumerate(chain)]
     ctx = builtins.GeneratorContext(0, tuple(tools), ("a", "b", "c", "m1", "m2", "m3", "m4", "y"))
-    ctx = builtins.GeneratorContext(0, ctx.tools, ctx.datatypes, ctx.tools)
+    ctx = builtins.GeneratorContext(0, ctx.tools, ctx.datatypes, atomic=ctx.tools)
 
     def pairs(**kw):
         found = builtins.reachable(ctx, inputs=2, min_length=5, length="catalog", **kw)

@@ -353,8 +353,8 @@ def test_retrieval_by_output_inputs_or_both_and_retrieval_mode() -> None:
     assert first in names and len(names) <= 30
     assert all(set(p["datatype"] for p in loaded.tools[n]["params"]) == set(ins) for n in names)
     assert first in obs["tools"]
-    obs, *_ = env.step({"type": "retrieve", "output": "no_such_datatype"})
-    assert obs["results"] == []
+    obs, *_ = env.step({"type": "retrieve", "inputs": [spec["outputs"][0]], "output": ins[0]})
+    assert obs["results"] == [] and obs["feedback"].startswith("No single tool maps")
     _, _, _, info = env.step({"type": "retrieve"})
     assert "names an output" in info["error"]
 

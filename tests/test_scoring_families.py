@@ -467,6 +467,38 @@ def test_travelplanner_fixed_denominators() -> None:
     assert m["final_pass_rate"] == 0.333333
 
 
+def test_travelplanner_breaks_scores_down_by_level_and_days() -> None:
+    def query(level: str, days: int, checks: dict[str, Any]) -> dict[str, Any]:
+        r = plan(checks)
+        r["outcome"]["truth"] = {"level": level, "days": days}
+        return r
+
+    passing = {"delivered": True, "commonsense": ALL_COMMONSENSE, "hard": {"valid_cost": True}}
+    over = {"delivered": True, "commonsense": ALL_COMMONSENSE, "hard": {"valid_cost": False}}
+    hard = {
+        "delivered": True,
+        "commonsense": ALL_COMMONSENSE,
+        "hard": {"valid_cost": True, "valid_cuisine": False, "valid_room_type": True},
+        "hard_applicable": 4,
+    }
+    batch = [
+        query("easy", 3, passing),
+        query("easy", 5, over),
+        query("hard", 5, hard),
+        query("hard", 7, {"delivered": False, "commonsense": {}, "hard": {}, "hard_applicable": 4}),
+    ]
+    m = travelplanner.score(batch)
+    assert m["final_pass_rate.easy"] == 0.5 and m["final_pass_rate.hard"] == 0.0
+    assert m["hard_micro.easy"] == 0.5  # 1 of the 2 budgets
+    assert m["hard_micro.hard"] == 0.25  # 2 of 8 carried: the undelivered plan passes none
+    assert m["delivery_rate.hard"] == 0.5 and m["delivery_rate.3-day"] == 1.0
+    assert m["hard_micro.5-day"] == 0.4  # 0 + 2 of 1 + 4
+    assert m["commonsense_micro.7-day"] == 0.0 and "hard_micro.medium" not in m
+    assert m["pass.easy:Budget"] == 0.5 and m["pass.hard:Cuisine"] == 0.0
+    assert m["pass.hard:Room Type"] == 1.0  # judged on the delivered plan only
+    assert m["hard_micro"] == 0.3  # overall: 1 + 0 + 2 + 0 passed of 10 carried
+
+
 def test_travelplanner_boundaries() -> None:
     m = travelplanner.score([])
     assert m["episodes"] == 0 and all(m[k] is None for k in travelplanner.RATES)
@@ -813,6 +845,8 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
             max_size=3,
         ),
         "min_turns": st.integers(-1, 4),
+        "level": st.sampled_from(["easy", "medium", "hard", "expert", None]),
+        "days": st.sampled_from([3, 5, 7, True, "3", None]),
         "critical_latency_ms": st.one_of(st.integers(0, 900), st.floats(0, 900)),
         "tool_latency_ms": st.dictionaries(TOOLS, st.integers(0, 500)),
         "constraints": st.lists(

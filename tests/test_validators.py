@@ -45,8 +45,15 @@ def pay(args: Any, **extra: Any) -> dict[str, Any]:
 def test_the_twelve_kinds_all_have_a_check() -> None:
     from plugins.builtin import VALIDATOR_KINDS
 
-    assert set(cons.CALL_CHECKS) | set(cons.FINAL_CHECKS) == set(VALIDATOR_KINDS)
+    assert set(cons.CALL_CHECKS) | set(cons.FINAL_CHECKS) | set(cons.END_CHECKS) == set(
+        VALIDATOR_KINDS
+    )
     assert not set(cons.CALL_CHECKS) & set(cons.FINAL_CHECKS)
+    assert set(cons.CATEGORIES) == set(VALIDATOR_KINDS)
+
+
+def on_end(kind: str, params: Any, counters: Counters) -> list[str]:
+    return cons.END_CHECKS[kind](params, counters)
 
 
 # ----------------------------------------------------------------- resource
@@ -55,6 +62,10 @@ def test_the_twelve_kinds_all_have_a_check() -> None:
 def test_call_count() -> None:
     assert on_call("call_count", {"max": 2}, Counters(calls=1)) == []
     assert on_call("call_count", {"max": 2}, Counters(calls=2)) == ["at most 2 tool calls in all"]
+    assert on_end("call_count", {"min": 2, "max": 5}, Counters(calls=2)) == []
+    assert on_end("call_count", {"min": 2, "max": 5}, Counters(calls=1)) == [
+        "at least 2 tool calls before the final answer (made 1)"
+    ]
 
 
 def test_tool_call_count() -> None:
@@ -64,11 +75,22 @@ def test_tool_call_count() -> None:
         "at most 1 calls of A"
     ]
     assert on_call("tool_call_count", params, Counters(per_tool={"A": 5}), tool="B") == []
+    each = {"tool": ["A", "B"], "max": 2}
+    assert on_call("tool_call_count", each, Counters(per_tool={"A": 2, "B": 1}), tool="B") == []
+    assert on_call("tool_call_count", each, Counters(per_tool={"A": 2}), tool="A") == [
+        "at most 2 calls of A"
+    ]
 
 
 def test_rounds() -> None:
-    assert on_call("rounds", {"max": 1}, Counters(rounds=0)) == []
-    assert on_call("rounds", {"max": 1}, Counters(rounds=1)) == ["at most 1 rounds of tool calls"]
+    # The answer's own round counts: after two rounds, an answer comes in round 3.
+    assert on_end("rounds", {"min": 3, "max": 5}, Counters(rounds=2)) == []
+    assert on_end("rounds", {"min": 3, "max": 5}, Counters(rounds=1)) == [
+        "at least 3 rounds before the final answer (this is round 2)"
+    ]
+    rounds = {"name": "r", "kind": "rounds", "params": {"max": {"default": 4}}}
+    assert cons.round_cap([rounds]) == (rounds, 4)
+    assert cons.round_cap([{**rounds, "values": {"max": "inf"}}]) is None
 
 
 # ----------------------------------------------------------------- behaviour
@@ -77,8 +99,27 @@ def test_rounds() -> None:
 def test_parallel_count() -> None:
     assert on_call("parallel_count", {"max": 2}, batch=["A", "B"]) == []
     assert on_call("parallel_count", {"max": 2}, batch=["A", "B", "C"]) == [
+        "at most 2 different tools in one round"
+    ]
+    # Counted call by call: the calls past the limit are rejected, the ones before it run.
+    batch = ["A", "B", "C", "A"]
+    verdicts = [
+        on_call("parallel_count", {"max": 2}, tool=t, batch=batch, index=i)
+        for i, t in enumerate(batch)
+    ]
+    over = ["at most 2 different tools in one round"]
+    assert verdicts == [[], [], over, over]
+    assert on_call("parallel_count", {"max": 2}, tool="A", batch=["A", "A"], index=1) == []
+    num = {"max": 2, "unit": "num"}
+    assert on_call("parallel_count", num, tool="A", batch=["A", "A", "A"], index=2) == [
         "at most 2 calls in one round"
     ]
+    wide = Counters(widest={"type": 2, "num": 3})
+    assert on_end("parallel_count", {"min": 2, "max": 9}, wide) == []
+    assert on_end("parallel_count", {"min": 3, "max": 9}, wide) == [
+        "at least 3 different tools in one round (the most so far: 2)"
+    ]
+    assert on_end("parallel_count", {"min": 3, "max": 9, "unit": "num"}, wide) == []
 
 
 def test_parallel_groups_are_multisets_and_alternatives() -> None:
@@ -97,6 +138,16 @@ def test_parallel_groups_are_multisets_and_alternatives() -> None:
     assert on_call("parallel", either, batch=["A"]) == [
         "call A in one round together with [A, B] or [A, C] (this round: [A])"
     ]
+
+
+def test_counters_count_attempts_and_every_tool_of_a_round() -> None:
+    c = Counters()
+    for tool in ("A", "A", "B"):
+        c.attempt(tool)
+    c.close_round(["A", "A", "B"])
+    c.close_round([])  # a rejected answer is a round too
+    assert (c.calls, c.per_tool, c.rounds, c.first_tool) == (3, {"A": 2, "B": 1}, 2, "A")
+    assert c.first_round == {"A": 1, "B": 1} and c.widest == {"type": 2, "num": 3}
 
 
 def test_sequence() -> None:
@@ -195,17 +246,26 @@ def test_response_length() -> None:
     assert on_answer("response_length", {"max": 3, "unit": "characters"}, "abcd") == [
         "the answer must be 0 to 3 characters long (it is 4)"
     ]
+    # Characters by default (CCTU's), surrounding whitespace not counted.
+    assert on_answer("response_length", {"min": 3, "max": 3}, "  abc \n") == []
+    assert on_answer("response_length", {"max": 3}, "two words") == [
+        "the answer must be 0 to 3 characters long (it is 9)"
+    ]
 
 
 def test_response_format_json() -> None:
     assert on_answer("response_format", {"format": "json"}, ' {"a": [1]} \n') == []
-    assert on_answer("response_format", {"format": "json"}, "[1, 2]") == []
+    assert on_answer("response_format", {"format": "json"}, "[1, 2]") == [
+        "the answer must be one JSON object, not an array"
+    ]
     assert on_answer("response_format", {"format": "json"}, "a: 1") == [
-        "the answer must be valid JSON (an object or an array): "
-        "Expecting value: line 1 column 1 (char 0)"
+        "the answer must be one valid JSON object: Expecting value: line 1 column 1 (char 0)"
     ]
     assert on_answer("response_format", {"format": "json"}, '"text"') == [
-        "the answer must be a JSON object or array, not a str"
+        "the answer must be one JSON object, not a string"
+    ]
+    assert on_answer("response_format", {"format": "json"}, '{"a": 1, "a": 2}') == [
+        "the answer must be one valid JSON object: duplicate key 'a'"
     ]
 
 
@@ -291,15 +351,19 @@ def test_check_call_and_check_answer_word_violations() -> None:
             "message": "Pay and log together.",
         },
     ]
+    # A call has one reason to be rejected: the behaviour kind; toolset kinds are checked after.
     found = cons.check_call(constraints, Counters(), "Pay", ["Pay"], {}, PAY, types=TYPES)
     assert [v["message"] for v in found] == [
-        "CONSTRAINT NOT MET: Pay needs amount",
         "CONSTRAINT NOT MET: Pay and log together. "
         "(call Pay in one round together with [Pay, Log] (this round: [Pay]))",
     ]
-    assert [(v["constraint"], v["kind"], v["dimension"]) for v in found] == [
-        ("n", "required_params", "toolset"),
-        ("p", "parallel", "behavior"),
+    assert [(v["constraint"], v["kind"], v["category"], v["dimension"]) for v in found] == [
+        ("p", "parallel", "parallel_dependencies", "behavior"),
+    ]
+    batch = ["Pay", "Log"]
+    found = cons.check_call(constraints, Counters(), "Pay", batch, {}, PAY, types=TYPES)
+    assert [(v["kind"], v["message"]) for v in found] == [
+        ("required_params", "CONSTRAINT NOT MET: Pay needs amount")
     ]
     form = {"name": "f", "kind": "response_format", "params": {"format": {"default": "json"}}}
     assert cons.check_answer([form], "{}") == []
@@ -351,6 +415,7 @@ call_st = st.builds(
     spec=spec_st,
     types=st.just(TYPES) | json_like,
     visible=st.none() | st.lists(names_st, max_size=4) | json_like,
+    index=st.none() | st.integers(-3, 6) | json_like,
 )
 
 
@@ -358,7 +423,9 @@ call_st = st.builds(
 @given(params=params_st, counters=counters_st, call=call_st)
 def test_call_checks_never_raise(params: Any, counters: Counters, call: Call) -> None:
     for kind, check in cons.CALL_CHECKS.items():
-        fresh = Call(call.tool, call.batch, call.args, call.spec, call.types, call.visible)
+        fresh = Call(
+            call.tool, call.batch, call.args, call.spec, call.types, call.visible, call.index
+        )
         out = check(params, counters, fresh)
         assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
 
@@ -375,6 +442,27 @@ def test_final_checks_never_raise(params: Any, answer: str) -> None:
     for kind, check in cons.FINAL_CHECKS.items():
         out = check(params, answer)
         assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
+
+
+widest_st = st.fixed_dictionaries({"type": st.integers(0, 9), "num": st.integers(0, 9)}) | json_like
+
+
+@settings(max_examples=200, deadline=None)
+@given(params=params_st, counters=counters_st, widest=widest_st, answer=st.text())
+def test_end_checks_and_whole_answers_never_raise(
+    params: Any, counters: Counters, widest: Any, answer: str
+) -> None:
+    counters.widest = widest
+    for kind, check in cons.END_CHECKS.items():
+        out = check(params, counters)
+        assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
+    records = [
+        {"name": k, "kind": k, "values": params if isinstance(params, dict) else {}}
+        for k in sorted(cons.CATEGORIES)
+    ]
+    found = cons.check_answer(records, answer, counters)
+    assert all(isinstance(v["message"], str) for v in found)
+    assert cons.round_cap(records) is None or cons.round_cap(records)[1] >= 1
 
 
 # ----------------------------------------------------------------- through Env
@@ -464,7 +552,7 @@ def test_a_final_answer_must_be_json_and_end_with_a_brace(bundle: LoadedBundle) 
     obs, _, done, _ = env.step({"type": "answer", "answer": "done;"})
     assert not done
     assert obs["feedback"].splitlines() == [
-        "CONSTRAINT NOT MET: the answer must be valid JSON (an object or an array): "
+        "CONSTRAINT NOT MET: the answer must be one valid JSON object: "
         "Expecting value: line 1 column 1 (char 0)",
         "CONSTRAINT NOT MET: the answer must end with '}'",
         "CONSTRAINT NOT MET: the answer must not contain ';'",
@@ -486,3 +574,4 @@ def test_new_parameters_are_optional_so_older_files_compile(registry: Any) -> No
     assert kinds["sequence"].optional == {"when_first"}
     assert kinds["available_tools"].optional == {"tools"}
     assert kinds["rounds"].optional == frozenset()
+    assert kinds["parallel_count"].optional == {"unit"}

@@ -8,6 +8,7 @@ scorers. Agents are registered through the `scn_register_agents` hook like any p
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -39,7 +40,11 @@ class NullAgent:
 
 
 class OracleAgent:
-    """Calls the ground-truth path (in parallel layers where the task has them), then answers."""
+    """Calls the ground-truth path (in parallel layers where the task has them), then answers.
+
+    A task with constraints ships a reference trajectory proved to keep them; the oracle plays
+    it action by action (its calls, then its composed answer).
+    """
 
     name = "oracle"
 
@@ -48,12 +53,20 @@ class OracleAgent:
         self.task = task
         layers = task["truth"].get("layers") or [[t] for t in task["truth"]["path"]]
         self.plan = [list(layer) for layer in layers]
+        self.reference = list(task["truth"].get("reference") or [])
+        self.reference_plan = (task.get("info") or {}).get("reference_plan")
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         held = observation["held"]
+        if observation.get("retrieval"):
+            if not hasattr(self, "seeker"):
+                self.seeker = RetrievingOracle(self.bundle, self.task)
+            return self.seeker.act(observation)
+        if self.reference and not observation.get("events"):
+            return self.reference.pop(0)
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
-            from compiler.runtime.blockers import optimal_path
+            from compiler.runtime.blockers import layered, optimal_path
 
             path, _ = optimal_path(
                 self.bundle.tools,
@@ -62,7 +75,13 @@ class OracleAgent:
                 set(held),
                 observation["goals"],
             )
-            self.plan = [[t] for t in path]
+            self.plan = (
+                layered(self.bundle.tools, path, set(held))
+                if self.task["truth"].get("layers")
+                else [[t] for t in path]
+            )
+        if not self.plan and self.reference_plan is not None:  # a plan-judged task
+            return {"type": "answer", "answer": json.dumps(self.reference_plan)}
         if not self.plan:
             return _answer_goals(observation["goals"], held)
         layer = self.plan.pop(0)
@@ -70,6 +89,72 @@ class OracleAgent:
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
+
+
+class RetrievingOracle:
+    """The oracle under PlanBench-XL's retrieval protocol: retrieve each tool, then call it.
+
+    It works through one ground-truth tool set at a time (shortest first), asking the retriever
+    for each next tool by its input and output datatypes. A tool the answer leaves out has been
+    blocked: the oracle learns that from the list alone, as an agent would, and moves to a set
+    without any tool known to be blocked (path-preserving blocking keeps at least one).
+    """
+
+    def __init__(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        self.bundle = bundle
+        truth = task["truth"]
+        sets = truth.get("minimal_sets") or [truth["path"]]
+        self.sets = sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
+        self.blocked: set[str] = set()
+        self.asked: str | None = None
+
+    def signature(self, tool: str) -> tuple[list[str], str]:
+        spec = self.bundle.tools[tool]
+        return sorted({p["datatype"] for p in spec["params"]}), spec["outputs"][0]
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        held = observation["held"]
+        goals = observation["goals"]
+        if all(g in held for g in goals):
+            return _answer_goals(goals, held)
+        for tools in self.sets:
+            if self.blocked & set(tools):
+                continue
+            ready = [
+                t
+                for t in tools
+                if set(self.signature(t)[0]) <= set(held) and self.signature(t)[1] not in held
+            ]
+            if not ready:
+                continue
+            tool = ready[0]
+            if tool in observation["tools"]:
+                self.asked = None
+                return {"type": "call", "tool": tool, "args": _args(self.bundle, tool, held)}
+            if self.asked == tool:  # retrieved for it and it was not shown: blocked
+                self.blocked.add(tool)
+                self.asked = None
+                return self.act(observation)
+            self.asked = tool
+            inputs, output = self.signature(tool)
+            if len(inputs) > 2:  # only output-conditioned requests reach wider tools
+                return {"type": "retrieve", "output": output}
+            return {"type": "retrieve", "inputs": inputs, "output": output}
+        return _answer_goals(goals, held)
+
+
+class SequentialAgent(OracleAgent):
+    """The oracle's calls one at a time: the same tools in the same order, never two in a turn.
+
+    TPS-Bench compares parallel with sequential scheduling (its Figure 7); on a DAG task this
+    agent completes everything in as many turns as subtasks, against the oracle's layer count.
+    """
+
+    name = "sequential"
+
+    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        super().begin(bundle, task)
+        self.plan = [[t] for layer in self.plan for t in layer]
 
 
 class GreedyAgent:
@@ -158,6 +243,10 @@ class RandomAgent:
 AGENTS = {
     "null": (lambda seed=0: NullAgent(), "does nothing and answers at once; must score zero"),
     "oracle": (lambda seed=0: OracleAgent(), "follows the ground truth; must score perfectly"),
+    "sequential": (
+        lambda seed=0: SequentialAgent(),
+        "the oracle's calls one per turn (TPS-Bench's sequential scheduling)",
+    ),
     "greedy": (
         lambda seed=0: GreedyAgent(),
         "CostBench's greedy policy (lowest cost per atomic component)",

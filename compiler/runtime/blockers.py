@@ -13,7 +13,13 @@ paper's printed formula). The effects:
   laws (the same seeded laws the compiler used);
 - `hide_composites`: composite tools of one drawn length are hidden (atomic tools stay);
 - `change_preference`: the task is replaced by another task of the same group, whose
-  preferences are announced, and planning restarts from its initial state.
+  preferences are announced, and planning restarts from its initial state;
+- `slow(factor)`: the tool called first at the trigger step answers `factor` times slower,
+  that call included, for the rest of the episode (its results carry the new `latency_ms`);
+  nothing becomes unsolvable;
+- `server_down(server)`: during the trigger step, every call to the server (`called`: the
+  server of the step's first call) fails with "unavailable; retry later"; it is back from the
+  next step, so a retry succeeds and the task stays solvable.
 
 After every event the ground truth is re-solved from the agent's current state; the episode's
 ground truth is the concatenation of each segment's prefix up to the next event.
@@ -33,6 +39,44 @@ from compiler.scenario import LawOpDef
 
 #: Seed spacing between events of one episode (CostBench appendix B.6.2).
 EVENT_SEED_STEP = 100
+
+
+def slow_factor(rule: dict[str, Any]) -> float:
+    """Return a `slow` blocker's latency factor (default 2)."""
+    args = rule.get("effect_args") or []
+    try:
+        return max(1.0, float(args[0])) if args else 2.0
+    except ValueError:
+        return 2.0
+
+
+def outage_server(
+    rule: dict[str, Any], tools: dict[str, dict[str, Any]], called: Any
+) -> str | None:
+    """Return the server a `server_down` blocker takes out: a named one, else the called
+    tool's (`called`, the default)."""
+    args = rule.get("effect_args") or []
+    if args and args[0] not in ("called", ""):
+        return str(args[0])
+    spec = tools.get(called) if isinstance(called, str) else None
+    return spec.get("server") if spec else None
+
+
+def layered(tools: dict[str, dict[str, Any]], path: list[str], held: set[str]) -> list[list[str]]:
+    """Group a path into parallel turns: each turn, every remaining call whose inputs are held.
+
+    A DAG task's events are scheduled over its turns, and the oracle re-plans in turns, so a
+    blocker does not cost a parallel schedule its parallelism."""
+    have, remaining, out = set(held), list(path), []
+    while remaining:
+        ready = [
+            t for t in remaining if {p["datatype"] for p in tools[t]["params"]} <= have
+        ] or remaining[:1]
+        out.append(ready)
+        remaining = [t for t in remaining if t not in ready]
+        for t in ready:
+            have |= set(tools[t]["outputs"])
+    return out
 
 
 def base_seed(bundle_seed: int, task_id: str) -> int:

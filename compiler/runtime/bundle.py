@@ -16,6 +16,7 @@ from attrs import define
 
 from compiler.diagnostics import ScnDataError
 from compiler.emit.bundle import read_bundle, sha256
+from compiler.runtime import world
 from compiler.stages.emit import BUNDLE_FORMAT
 from compiler.stages.verify import load_stubs
 
@@ -32,6 +33,7 @@ class LoadedBundle:
     stubs: ModuleType
     backend: Any
     scenario: dict[str, Any]
+    world: Any = None  # a `compiler.runtime.world` world, for bundles that ship one
 
     @classmethod
     def load(cls, root: str | Path) -> LoadedBundle:
@@ -61,6 +63,7 @@ class LoadedBundle:
             stubs=stubs,
             backend=stubs.Backend.load(root),
             scenario=files.json("scenario.json"),
+            world=world.load(files.files),
         )
 
     def task(self, task_id: str) -> dict[str, Any]:

@@ -16,10 +16,13 @@ from attrs import define, field
 
 @define
 class Counters:
-    """What the checks need to know about the episode so far (attempts count, as in CCTU).
+    """What the checks need to know about the episode so far; attempts count, as in CCTU's code.
 
-    `first_round` maps a tool to the first round in which a call of it succeeded; `first_tool`
-    is the tool of the episode's first checked call (conditional orders depend on it).
+    A round is one agent message: a batch of calls or a final answer (a rejected one too).
+    `calls` and `per_tool` count every call the agent sent, rejected or invalid ones included;
+    `first_round` maps a tool to the first round in which it was called (attempted);
+    `first_tool` is the tool of the episode's first call (conditional orders depend on it);
+    `widest` holds the largest round seen, in distinct tools (`type`) and in calls (`num`).
     """
 
     calls: int = 0
@@ -27,6 +30,7 @@ class Counters:
     per_tool: dict[str, int] = field(factory=dict)
     first_round: dict[str, int] = field(factory=dict)
     first_tool: str | None = None
+    widest: dict[str, int] = field(factory=lambda: {"type": 0, "num": 0})
 
     def attempt(self, tool: str) -> None:
         """Count one attempted call, rejected or not (called after it has been checked)."""
@@ -35,16 +39,22 @@ class Counters:
         if self.first_tool is None:
             self.first_tool = tool
 
-    def close_round(self, succeeded: list[str]) -> None:
-        """Close a round; the tools that succeeded in it count as called from this round on."""
+    def close_round(self, called: list[str]) -> None:
+        """Close a round (an answer closes one with no calls); every tool called in it counts as
+        called from this round on, whether its call ran or was rejected (CCTU)."""
         self.rounds += 1
-        for tool in succeeded:
+        for tool in called:
             self.first_round.setdefault(tool, self.rounds)
+        if called:
+            self.widest["type"] = max(self.widest.get("type", 0), len(set(called)))
+            self.widest["num"] = max(self.widest.get("num", 0), len(called))
 
 
 @define(slots=False)
 class Call:
     """One call under check: its tool, the round's tool names, its arguments, the tool's spec.
+
+    `index` is the call's position in its round (None: the last one, as for a lone call).
 
     `spec` is the tool's record in the bundle (`tools/internal.json`: `params` with `name` and
     `datatype`, optionally `type`, `enum` and `required`), or None for a tool the bundle lacks.
@@ -58,6 +68,7 @@ class Call:
     spec: Any = None
     types: Any = None
     visible: Any = None
+    index: Any = None
 
 
 def get(params: Any, key: str) -> Any:

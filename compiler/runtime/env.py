@@ -18,6 +18,7 @@ from attrs import define, field
 from compiler.diagnostics import ScnDataError
 from compiler.runtime import blockers as bl
 from compiler.runtime import constraints as cons
+from compiler.runtime import protocol as proto
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.toolset import datatype_schemas
 
@@ -37,9 +38,13 @@ class CallResult:
     error: str | None = None
     cost: float = 0.0
     trusted: bool = True
+    rejected: str | None = None  # why the retrieval-mode protocol refused it (PlanBench-XL)
+    args: Any = None  # the checked arguments, run as sent in retrieval mode (not recorded)
+    latency_ms: float | None = None  #: set only when a `slow` blocker changed the tool's latency
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {"rejected": self.rejected} if self.rejected else {}
+        out |= {
             "tool": self.tool,
             "ok": self.ok,
             "valid": self.valid,
@@ -49,6 +54,9 @@ class CallResult:
             "cost": self.cost,
             "trusted": self.trusted,
         }
+        if self.latency_ms is not None:
+            out["latency_ms"] = self.latency_ms
+        return out
 
 
 @define
@@ -64,7 +72,7 @@ class Env:
     task: dict[str, Any] = field(init=False)
     retrieved: set[str] = field(init=False, factory=set)
     constraints: list[dict[str, Any]] = field(init=False, factory=list)
-    counters: cons.Counters = field(init=False, factory=cons.Counters)
+    checker: cons.Checker = field(init=False, default=None)
     datatypes: dict[str, dict[str, Any]] = field(init=False, factory=dict)
     prepared: list[Any] = field(init=False, factory=list)
     held: dict[str, str] = field(init=False, factory=dict)
@@ -80,19 +88,32 @@ class Env:
     segments: list[dict[str, Any]] = field(init=False, factory=list)
     call_steps: int = field(init=False, default=0)
     trigger_at: int | None = field(init=False, default=None)
+    protocol: proto.Protocol | None = field(init=False, default=None)
+    plan_checks: dict[str, Any] | None = field(init=False, default=None)
+    slowed: dict[str, float] = field(init=False, factory=dict)  #: tool -> latency factor
+    down: str | None = field(init=False, default=None)  #: the server out for this call step
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
             self.bundle = LoadedBundle.load(self.bundle)
         self.task = self.bundle.task(self.task_id)
-        self.constraints = list(self.bundle.scenario.get("constraints", []))
+        # A task that carries its own constraints (CCTU: drawn per case) is checked against those;
+        # otherwise the scenario's apply to every task.
+        own = self.task.get("constraints")
+        self.constraints = list(
+            own if isinstance(own, list) else self.bundle.scenario.get("constraints", [])
+        )
         if self.constraints:  # toolset checks need each datatype's JSON type and enum members
             self.datatypes = datatype_schemas(self.bundle.scenario)
             self.prepared = cons.prepare(self.constraints)
         if self.blocker is not None:
             rules = {b["name"]: b for b in self.bundle.scenario.get("blockers", [])}
             by_effect = {b["effect"]: b for b in rules.values()}
-            self.rule = rules.get(self.blocker) or by_effect.get(self.blocker)
+            self.rule = (
+                rules.get(self.blocker)
+                or by_effect.get(self.blocker)
+                or proto.builtin_rule(self.blocker)
+            )
             if self.rule is None:
                 known = ", ".join(sorted(rules)) or "none"
                 raise ScnDataError(
@@ -106,8 +127,15 @@ class Env:
                     f"not {self.blocks}",
                     path="--blocks",
                 )
+            if self.rule.get("trigger") == "retrieval":
+                self.retrieval = True  # a retrieval-time blocker needs the retrieval protocol
 
     # ------------------------------------------------------------ episode
+    @property
+    def counters(self) -> cons.Counters:
+        """The episode's constraint counters (attempts, rounds, widest round)."""
+        return self.checker.counters
+
     def reset(self) -> dict[str, Any]:
         """Start the episode and return the first observation."""
         self.task = self.bundle.task(self.task_id)
@@ -119,10 +147,12 @@ class Env:
         self.banned = set()
         self.hidden = set()
         self.retrieved = set()
-        self.counters = cons.Counters()
+        self.checker = cons.Checker(self.prepared, self.datatypes, self.visible)
         self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
         self.events = []
         self.call_steps = 0
+        self.slowed = {}
+        self.down = None
         truth = self.task["truth"]
         self.segments = [
             {
@@ -133,9 +163,12 @@ class Env:
             }
         ]
         self.trigger_at = None
-        if self.rule is not None and self.blocks > 0:
+        self.plan_checks = None
+        self.protocol = proto.Protocol.start(self) if self.retrieval else None
+        if self.rule is not None and self.blocks > 0 and self.rule.get("trigger") != "retrieval":
+            length = len(truth["layers"]) if truth.get("layers") else len(truth["path"])
             self.trigger_at = bl.next_trigger(
-                None, len(truth["path"]), self.blocks, 0, self.rule.get("trigger", "schedule")
+                None, length, self.blocks, 0, self.rule.get("trigger", "schedule")
             )
         return self.observation([])
 
@@ -157,7 +190,7 @@ class Env:
             else [],
             "step": len(self.steps),
             "done": self.done,
-        }
+        } | ({"retrieval": True} if self.retrieval else {})
 
     def available(self) -> list[str]:
         """Return the tools the agent may call now (in retrieval mode, only retrieved ones)."""
@@ -175,6 +208,7 @@ class Env:
         violations: list[dict[str, Any]] = []
         feedback: str | None = None
         error = None
+        extra: dict[str, Any] = {}
         kind = action.get("type") if isinstance(action, dict) else None
         if kind in ("call", "parallel"):
             calls = [action] if kind == "call" else action.get("calls")
@@ -191,6 +225,8 @@ class Env:
                     self.check(c.get("tool") if isinstance(c, dict) else None, a)
                     for c, a in zip(calls, sent, strict=True)
                 ]
+                if firing and self.rule is not None and self.rule["effect"] == "server_down":
+                    self.down = bl.outage_server(self.rule, self.bundle.tools, batch[0].tool)
                 if (
                     firing
                     and self.rule is not None
@@ -198,15 +234,16 @@ class Env:
                     and batch[0].valid
                 ):
                     results = [self.ban(batch[0])] + [
-                        self.guarded(r, batch, violations, a)
-                        for r, a in zip(batch[1:], sent[1:], strict=True)
+                        self.guarded(r, batch, violations, a, i)
+                        for i, (r, a) in enumerate(zip(batch[1:], sent[1:], strict=True), 1)
                     ]
                 else:
                     results = [
-                        self.guarded(r, batch, violations, a)
-                        for r, a in zip(batch, sent, strict=True)
+                        self.guarded(r, batch, violations, a, i)
+                        for i, (r, a) in enumerate(zip(batch, sent, strict=True))
                     ]
-                self.end_round(results)
+                self.down = None
+                self.end_round(batch)
                 self.segments[-1]["calls"] += sum(
                     1 for r in results if r.valid and r.ok and r.trusted
                 )
@@ -214,15 +251,22 @@ class Env:
                 if firing:
                     self.fire(results)
         elif kind == "retrieve":
-            results, error = self.retrieve(action)
+            results, error, extra = self.retrieve(action)
+            feedback = error or extra.get("retrieval", {}).get("note")
         elif kind == "answer":
             text = str(action.get("answer", ""))
-            violations = cons.check_answer(self.prepared, text)
+            violations = self.checker.answer(text)
             if violations:
                 feedback = "\n".join(v["message"] for v in violations)
             else:
                 self.answer = text
                 self.done = True
+                if self.bundle.world is not None:  # a plan, judged once by the plan validators
+                    self.plan_checks, problems = self.bundle.world.check_plan(
+                        self.task, text, self.constraints
+                    )
+                    violations = [cons.violation(c, p) for c, p in problems]
+                    feedback = "\n".join(v["message"] for v in violations) or None
         else:
             error = "an action is a dict with type 'call', 'parallel', 'retrieve' or 'answer'"
         self.steps.append(
@@ -236,46 +280,40 @@ class Env:
                 "feedback": feedback,
                 "time_ms": round((time.perf_counter() - started) * 1000, 3),
             }
+            | extra
         )
         if len(self.steps) >= self.max_steps:
             self.done = True
+        overrun = None if self.done else self.checker.overrun()
+        if overrun is not None:
+            # CCTU ends the episode at its round limit; the overrun is recorded against the
+            # rounds constraint (no feedback: there is no next round to read it).
+            self.done = True
+            self.steps[-1]["violations"].append(overrun)
         reward = 1.0 if self.done and self.success() else 0.0
         return self.observation(results), reward, self.done, {"error": error}
 
     # ------------------------------------------------------------ retrieval
-    def retrieve(self, action: dict[str, Any]) -> tuple[list[CallResult], str | None]:
-        """Answer a typed retrieval request: tools by output datatype, input datatypes, or both.
+    def retrieve(
+        self, action: dict[str, Any]
+    ) -> tuple[list[CallResult], str | None, dict[str, Any]]:
+        """Answer a retrieval request by PlanBench-XL's retriever (`compiler.runtime.retriever`).
 
-        `{"type": "retrieve", "output": "refund_id"}`,
-        `{"type": "retrieve", "inputs": ["order_id"]}` or both (PlanBench-XL's three modes). At
-        most `RETRIEVAL_CAP` tools come back, those the agent can call now first. With
-        `retrieval=True` only retrieved tools are callable, and the callable set accumulates over
-        the episode.
+        `{"type": "retrieve", "output": phrase}`, `{"type": "retrieve", "inputs": [phrases]}` or
+        both; phrases are resolved to datatypes through their aliases. At most 30 tools come
+        back, executable ones first. With `retrieval=True` only retrieved tools are callable,
+        and the callable set accumulates over the episode. The step records the tools shown
+        (`retrieved`) and what the phrases matched (`retrieval`).
         """
-        output = action.get("output")
-        inputs = action.get("inputs")
-        if output is None and inputs is None:
-            return [], "a retrieval names an output datatype, input datatypes, or both"
-        if inputs is not None and (
-            not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs)
-        ):
-            return [], "retrieval inputs are a list of datatype names"
-        if output is not None and not isinstance(output, str):
-            return [], "a retrieval output is one datatype name"
-        matches = []
-        for name in self.retrievable():
-            spec = self.bundle.tools[name]
-            ins = {p["datatype"] for p in spec["params"]}
-            if output is not None and output not in spec["outputs"]:
-                continue
-            if inputs is not None and ins != set(inputs):
-                continue
-            matches.append((not ins <= set(self.held), name))
-        found = [name for _, name in sorted(matches)][:RETRIEVAL_CAP]
+        protocol = self.protocol or proto.Protocol.start(self)
+        found, info, error = protocol.retrieve(self, action)
+        if error is not None:
+            return [], error, {}
+        allowed = set(self.retrievable())
+        found = [t for t in found if t in allowed]
         self.retrieved.update(found)
-        if not found:
-            return [], "no tool matches this request directly; try other datatypes"
-        return [CallResult(name, True, True, output="tool", value=name) for name in found], None
+        results = [CallResult(name, True, True, output="tool", value=name) for name in found]
+        return results, None, {"retrieved": found, "retrieval": info}
 
     def retrievable(self) -> list[str]:
         """Return the visible tools that are neither banned nor hidden."""
@@ -363,6 +401,15 @@ class Env:
                 )
                 event["message"] = self.message(rng, prefs) or f"New preferences: {prefs}"
                 event["task"] = self.task["id"]
+        elif effect == "slow":  # from the trigger call on, which already took longer
+            first = results[0]
+            self.slowed[first.tool] = bl.slow_factor(self.rule)
+            if first.ok and first.tool in self.bundle.tools:
+                base = self.bundle.tools[first.tool].get("latency_ms") or 1.0
+                first.latency_ms = base * self.slowed[first.tool]
+            event.update(tool=first.tool, factor=self.slowed[first.tool])
+        elif effect == "server_down":
+            event["server"] = bl.outage_server(self.rule, self.bundle.tools, results[0].tool)
         self.events.append(event)
         path, cost = bl.optimal_path(
             self.bundle.tools, self.available(), self.costs, set(self.held), self.task["goals"]
@@ -370,10 +417,14 @@ class Env:
         self.segments.append(
             {"path": list(path), "cost": cost, "costs": dict(self.costs), "calls": 0}
         )
+        if self.task["truth"].get("layers"):  # a DAG task: events spread over its turns
+            remaining = len(bl.layered(self.bundle.tools, list(path), set(self.held)))
+        else:
+            remaining = len(path)
         self.trigger_at = (
             bl.next_trigger(
                 self.call_steps - 1,
-                len(path),
+                remaining,
                 self.blocks,
                 len(self.events),
                 self.rule.get("trigger", "schedule"),
@@ -404,36 +455,34 @@ class Env:
         batch: list[CallResult],
         violations: list[dict[str, Any]],
         args: Any = None,
+        index: int = 0,
     ) -> CallResult:
-        """Run a valid call unless it breaks a constraint; attempts count either way (CCTU)."""
-        if not checked.valid:
-            return checked
-        found = (
-            cons.check_call(
-                self.prepared,
-                self.counters,
-                checked.tool,
-                [r.tool for r in batch],
-                args,
-                self.bundle.tools.get(checked.tool),
-                types=self.datatypes,
-                visible=self.visible,
-            )
-            if self.constraints
-            else []
+        """Run a valid call unless it breaks a constraint; attempts count either way (CCTU).
+
+        An invalid call (unknown tool, wrong arguments...) is checked too, so that a toolset
+        constraint reports it as a violation; if none does, the runtime's own error stands.
+        """
+        found = self.checker.call(
+            checked.tool, [r.tool for r in batch], args, self.bundle.tools.get(checked.tool), index
         )
-        self.counters.attempt(checked.tool)
         if found:
             for v in found:
-                violations.append({**v, "call": batch.index(checked)})
+                violations.append({**v, "call": index})
             return CallResult(
-                checked.tool, False, True, error="\n".join(v["message"] for v in found)
+                checked.tool, False, checked.valid, error="\n".join(v["message"] for v in found)
+            )
+        if not checked.valid:
+            return checked
+        if self.down is not None and self.bundle.tools[checked.tool].get("server") == self.down:
+            return CallResult(
+                checked.tool, False, True, error=f"server {self.down!r} is unavailable; retry later"
             )
         return self.execute(checked)
 
-    def end_round(self, results: list[CallResult]) -> None:
-        """Close a round of calls: later rounds may now depend on what succeeded in this one."""
-        self.counters.close_round([r.tool for r in results if r.ok])
+    def end_round(self, batch: list[CallResult]) -> None:
+        """Close a round of calls: every tool called in it counts as called from now on (CCTU:
+        an order's prerequisite is met by an earlier attempt, rejected or not)."""
+        self.checker.end_round([r.tool for r in batch])
 
     # ------------------------------------------------------------ calls
     def check(self, tool: Any, args: Any) -> CallResult:
@@ -454,6 +503,11 @@ class Env:
             return CallResult(
                 name, False, False, error="arguments must be an object of parameter names to values"
             )
+        if self.protocol is not None:
+            refused = self.protocol.check(self, name, spec, args)
+            if refused is not None:
+                return CallResult(name, False, False, **refused)
+            return CallResult(name, True, True, args=dict(args))
         params = {p["name"]: p["datatype"] for p in spec["params"]}
         missing = sorted(set(params) - set(args))
         extra = sorted(set(args) - set(params))
@@ -464,6 +518,8 @@ class Env:
             return CallResult(
                 name, False, False, error=f"{name}: wrong arguments ({'; '.join(parts)})"
             )
+        if self.bundle.world is not None and self.bundle.world.serves(name):
+            return CallResult(name, True, True, args=dict(args))  # free: the world answers
         for pname, datatype in params.items():
             if datatype not in self.held:
                 return CallResult(
@@ -476,9 +532,20 @@ class Env:
         return CallResult(name, True, True)
 
     def execute(self, checked: CallResult) -> CallResult:
-        """Run a validated call through the bundle's stub and update the held state."""
+        """Run a validated call through the bundle's stub (or its world) and update the held
+        state (a world's answers are data to read, not values to hold)."""
         spec = self.bundle.tools[checked.tool]
+        world = self.bundle.world
+        if world is not None and world.serves(checked.tool):
+            answer = world.call(checked.tool, checked.args)
+            cost = self.costs.get(checked.tool, 0.0)
+            if not answer.get("ok"):
+                return CallResult(checked.tool, False, True, error=answer.get("error"), cost=cost)
+            output = spec["outputs"][0] if spec["outputs"] else None
+            return CallResult(checked.tool, True, True, output, answer.get("value"), cost=cost)
         args = {p["name"]: self.held[p["datatype"]] for p in spec["params"]}
+        if self.protocol is not None and checked.args is not None:
+            args = {k: str(v) for k, v in checked.args.items()}  # run on the values sent
         result = self.bundle.stubs.TOOLS[checked.tool](self.bundle.backend, args)
         cost = self.costs.get(checked.tool, self.bundle.cost(self.task, checked.tool))
         trusted = spec.get("baseline") is None
@@ -488,13 +555,33 @@ class Env:
             )
         if trusted:
             self.held[result["output"]] = result["value"]
+        if self.protocol is not None:
+            self.protocol.record(result["output"], result["value"], trusted)
+        latency = None
+        if checked.tool in self.slowed:
+            latency = (spec.get("latency_ms") or 1.0) * self.slowed[checked.tool]
         return CallResult(
-            checked.tool, True, True, result["output"], result["value"], cost=cost, trusted=trusted
+            checked.tool,
+            True,
+            True,
+            result["output"],
+            result["value"],
+            cost=cost,
+            trusted=trusted,
+            latency_ms=latency,
         )
 
     # ------------------------------------------------------------ outcome
     def success(self) -> bool:
         """Return whether every goal is held and the final answer contains each goal's value."""
+        if self.bundle.world is not None:  # a plan: delivered and breaking no constraint
+            checks = self.plan_checks or {}
+            groups = [v for v in checks.values() if isinstance(v, dict)]
+            return checks.get("delivered") is True and not any(
+                verdict is False for g in groups for verdict in g.values()
+            )
+        if self.protocol is not None:
+            return self.protocol.success(self)
         goals = self.task["goals"]
         if not all(g in self.held for g in goals):
             return False
@@ -502,9 +589,14 @@ class Env:
 
     def outcome(self) -> dict[str, Any]:
         """Summarise the episode for the trajectory file and the scorers."""
-        calls = [r for s in self.steps for r in s["results"]]
+        calls = [
+            r
+            for s in self.steps
+            if not (isinstance(s["action"], dict) and s["action"].get("type") == "retrieve")
+            for r in s["results"]
+        ]
         valid = [r for r in calls if r["valid"] and r["ok"]]
-        return {
+        out = {
             "success": self.success(),
             "goals_reached": all(g in self.held for g in self.task["goals"]),
             "answer": self.answer,
@@ -516,4 +608,11 @@ class Env:
             "steps": len(self.steps),
             "truth": self.truth(),
             "events": list(self.events),
-        }
+        } | (
+            {"blocking": self.protocol.plan.to_dict()}
+            if self.protocol is not None and self.protocol.plan is not None
+            else {}
+        )
+        if self.bundle.world is not None:
+            out["plan_checks"] = self.plan_checks
+        return out

@@ -47,6 +47,7 @@ import openai
 from openai import OpenAI
 from openai.types.chat import ChatCompletion
 
+from compiler.runtime import world
 from compiler.runtime.bundle import LoadedBundle
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
@@ -118,8 +119,38 @@ def openai_tools(
     return out
 
 
-def _user_message(task: dict[str, Any], held: dict[str, str]) -> str:
+#: In retrieval mode (PlanBench-XL) the model finds tools through this function; the Env answers
+#: with the tools it may now call, which join the request's `tools` from the next turn on.
+RETRIEVE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "retrieve_tools",
+        "description": "Find tools. Describe the information you want (output), the information "
+        "you already hold (inputs: one or two short phrases), or both. Only retrieved tools can "
+        "be called, and they stay callable for the rest of the task.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "output": {"type": "string", "description": "a short phrase: what you want"},
+                "inputs": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "one or two short phrases: what you hold",
+                },
+            },
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def _user_message(
+    task: dict[str, Any], held: dict[str, str], rules: list[str] | None = None
+) -> str:
     lines = [str(task["query"]).strip()]
+    if rules:  # a plan-judged bundle: its constraints, worded by their declarations
+        lines += ["", "Your plan must keep these rules:"]
+        lines += [f"- {rule}" for rule in rules]
     if held:
         lines += ["", "Values you hold:"]
         lines += [f"- {datatype}: {value}" for datatype, value in held.items()]
@@ -251,15 +282,25 @@ class OpenAIAgent:
         self.task = task
         self.messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": _user_message(task, dict(task.get("given", {})))},
+            {
+                "role": "user",
+                "content": _user_message(
+                    task, dict(task.get("given", {})), world.rules(bundle.scenario)
+                ),
+            },
         ]
         self.step_log = []
         self.pending = []
+        self.retrieving: str | None = None  # the id of a retrieve_tools call awaiting its answer
         self.query = task.get("query")
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
-        self._feed_results(observation.get("results") or [])
+        feedback = observation.get("feedback")
+        retrieving = self.retrieving is not None
+        self._feed_results(observation.get("results") or [], feedback)
+        if feedback and not retrieving:  # a rejected final answer: CCTU tells it as the user
+            self.messages.append({"role": "user", "content": str(feedback)})
         changes = self._changes(observation)
         if changes:
             self.messages.append({"role": "user", "content": changes})
@@ -274,6 +315,8 @@ class OpenAIAgent:
             "messages": self.messages,
             "temperature": self.temperature,
         }
+        if observation.get("retrieval"):
+            tools = [RETRIEVE_TOOL, *tools]
         if tools:
             request["tools"] = tools
             request["parallel_tool_calls"] = self.parallel_tool_calls
@@ -363,6 +406,14 @@ class OpenAIAgent:
             self.pending.append((call_id, note))
         entry["tool_calls"] = len(calls)
         self.messages.append({"role": "assistant", "content": content, "tool_calls": echoed})
+        retrievals = [
+            i for i, c in enumerate(calls) if c["tool"] == RETRIEVE_TOOL["function"]["name"]
+        ]
+        if retrievals:  # one action per turn: the retrieval; other calls of the turn are not run
+            i = retrievals[0]
+            self.retrieving = self.pending[i][0]
+            args = calls[i]["args"] if isinstance(calls[i]["args"], dict) else {}
+            return {"type": "retrieve", **{k: v for k, v in args.items() if k != "type"}}
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
@@ -391,13 +442,20 @@ class OpenAIAgent:
             self.query = query
         return "\n".join(lines).strip()
 
-    def _feed_results(self, results: list[dict[str, Any]]) -> None:
-        """Answer every tool call of the last turn with a `tool` message (ids matched)."""
+    def _feed_results(self, results: list[dict[str, Any]], feedback: str | None = None) -> None:
+        """Answer every tool call of the last turn with a `tool` message (ids matched); after a
+        retrieval, its call gets the tools found and the retriever's note (or error)."""
+        retrieving, self.retrieving = self.retrieving, None
         for i, (call_id, note) in enumerate(self.pending):
-            result = results[i] if i < len(results) else None
-            self.messages.append(
-                {"role": "tool", "tool_call_id": call_id, "content": _result_text(result, note)}
-            )
+            if retrieving is not None:
+                if call_id == retrieving:
+                    found = [str(r.get("value")) for r in results]
+                    text = json.dumps({"tools": found, "note": feedback}, ensure_ascii=False)
+                else:
+                    text = _result_text(None, note)
+            else:
+                text = _result_text(results[i] if i < len(results) else None, note)
+            self.messages.append({"role": "tool", "tool_call_id": call_id, "content": text})
         self.pending = []
 
     # ------------------------------------------------------------ requests

@@ -52,6 +52,7 @@ def run_concurrent(
     seed: int = 0,
     blocker: str | None = None,
     blocks: int = 0,
+    retrieval: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`, `concurrency` at a time.
@@ -66,7 +67,7 @@ def run_concurrent(
     ids = list(tasks) if tasks is not None else list(bundle.tasks)
     for task_id in ids:
         bundle.task(task_id)
-    wanted = json.dumps(settings(max_steps, seed, blocker, blocks), sort_keys=True)
+    wanted = json.dumps(settings(max_steps, seed, blocker, blocks, retrieval), sort_keys=True)
     if blocker is not None:  # an unknown blocker fails here, before any episode starts
         Env(bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
     already = done_keys(out)
@@ -90,6 +91,7 @@ def run_concurrent(
                 seed=seed,
                 blocker=blocker,
                 blocks=blocks,
+                retrieval=retrieval,
             )
             attach_step_log(record, getattr(agent, "step_log", None))
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"

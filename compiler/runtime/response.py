@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from compiler.runtime.calls import fmt, get, number, text_list
+from compiler.runtime.toolset import json_type
 
 #: Markdown constructs that make an answer Markdown (and keep it from being plain text).
 MARKDOWN_CONSTRUCTS: dict[str, re.Pattern[str]] = {
@@ -30,14 +31,27 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def check_response_length(params: Any, answer: str) -> list[str]:
-    """The answer's length in `unit` (words, the default, or characters) is within [min, max]."""
-    unit = "words" if get(params, "unit") in (None, "", "words") else "characters"
-    size = len(answer.split()) if unit == "words" else len(answer)
+    """The answer's length in `unit` (characters, CCTU's default, or words) is within [min, max].
+
+    Surrounding whitespace is not counted (CCTU strips the answer first).
+    """
+    unit = "words" if get(params, "unit") == "words" else "characters"
+    text = answer.strip()
+    size = len(text.split()) if unit == "words" else len(text)
     low, high = number(params, "min", 0), number(params, "max", float("inf"))
     if size < low or size > high:
         bounds = fmt(low) + (f" to {fmt(high)}" if high != float("inf") else " or more")
         return [f"the answer must be {bounds} {unit} long (it is {size})"]
     return []
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key {key!r}")
+        seen[key] = value
+    return seen
 
 
 def _cells(line: str) -> list[str]:
@@ -88,8 +102,8 @@ def markdown_constructs(answer: str) -> list[str]:
 def check_response_format(params: Any, answer: str) -> list[str]:
     """The answer has the declared `format`; an unknown format cannot be checked and passes.
 
-    - `json`: the whole answer (surrounding whitespace aside) parses with `json.loads` to an
-      object or an array.
+    - `json`: the whole answer (surrounding whitespace aside) is one JSON object with unique
+      keys (CCTU's rule: a single object that parses strictly).
     - `table`: the answer contains a Markdown table (see `table_problem`).
     - `markdown`: the answer uses at least one Markdown construct (heading, list item, bold or
       italic emphasis, inline code or a code fence, link, quote, or a table), and its `**` markers
@@ -100,11 +114,11 @@ def check_response_format(params: Any, answer: str) -> list[str]:
     kind = kind.strip().lower() if isinstance(kind, str) else None
     if kind == "json":
         try:
-            value = json.loads(answer)
+            value = json.loads(answer, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as e:
-            return [f"the answer must be valid JSON (an object or an array): {e}"]
-        if not isinstance(value, dict | list):
-            return [f"the answer must be a JSON object or array, not a {type(value).__name__}"]
+            return [f"the answer must be one valid JSON object: {e}"]
+        if not isinstance(value, dict):
+            return [f"the answer must be one JSON object, not {json_kind(value)}"]
         return []
     if kind == "table":
         problem = table_problem(answer)
@@ -125,6 +139,12 @@ def check_response_format(params: Any, answer: str) -> list[str]:
             [f"the answer must be plain text (it uses Markdown: {', '.join(used)})"] if used else []
         )
     return []
+
+
+def json_kind(value: Any) -> str:
+    """Return the JSON name of a parsed value's type, with its article ("an array")."""
+    name = json_type(value)
+    return name if name == "null" else ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def _word(value: Any) -> str | None:

@@ -14,6 +14,14 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 Under a blocker, `truth` is the re-solved ground truth of this episode (see
 `compiler.runtime.blockers`), not the static one in the bundle.
 
+In retrieval mode (PlanBench-XL, `compiler.runtime.protocol`) `settings` has `"retrieval": true`;
+a retrieval step's action is `{"type": "retrieve", "output", "inputs"}`, its `results` list the
+tools shown (`value` is the name), and the step adds `retrieved` (those names) and `retrieval`
+(`matched` datatypes, `note`, `blocked` tools swapped out, `count`); a refused call's result adds
+`rejected` (`untrusted_input`, `missing_input`, `wrong_inputs`). Under a retrieval-time blocker
+the outcome adds `blocking` (`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`,
+`truncated`).
+
 Each line is appended and flushed as soon as its episode ends; a run started again with the same
 output file skips the episodes already written (keyed by task, agent and settings).
 """
@@ -42,9 +50,12 @@ def episode(
     seed: int = 0,
     blocker: str | None = None,
     blocks: int = 0,
+    retrieval: bool = False,
 ) -> dict[str, Any]:
     """Play one episode and return its trajectory record."""
-    env = Env(bundle, task_id, max_steps=max_steps, blocker=blocker, blocks=blocks)
+    env = Env(
+        bundle, task_id, max_steps=max_steps, blocker=blocker, blocks=blocks, retrieval=retrieval
+    )
     observation = env.reset()
     agent.begin(bundle, env.task)
     done = False
@@ -64,18 +75,58 @@ def episode(
         },
         "task": task_id,
         "agent": agent_name,
-        "settings": settings(max_steps, seed, blocker, blocks),
+        "settings": settings(max_steps, seed, blocker, blocks, retrieval),
         "steps": env.steps,
         "outcome": env.outcome(),
     }
 
 
-def settings(max_steps: int, seed: int, blocker: str | None, blocks: int) -> dict[str, Any]:
+def settings(
+    max_steps: int, seed: int, blocker: str | None, blocks: int, retrieval: bool = False
+) -> dict[str, Any]:
     """Return the settings that make two episodes of one task comparable (and resumable)."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
         out.update({"blocker": blocker, "blocks": blocks})
+    if retrieval:
+        out["retrieval"] = True
     return out
+
+
+def run_defaults(
+    bundle: LoadedBundle,
+    *,
+    retrieval: bool | None,
+    max_steps: int | None,
+    blocker: str | None,
+    blocks: int | None,
+) -> tuple[bool, int, int]:
+    """Fill the options a user left out, from the bundle: (retrieval, max_steps, blocks).
+
+    Retrieval mode is on for PlanBench-XL bundles (and whenever the blocker acts at retrieval
+    time); its step budget is PlanBench-XL's 100, else 20. `blocks` defaults to 1 event, or for
+    a retrieval-time blocker to the largest blocked set its `count` allows.
+    """
+    from compiler.runtime.protocol import MAX_STEPS, builtin_rule
+    from compiler.scoring.families import family_of
+
+    rule = None
+    if blocker is not None:
+        rules = bundle.scenario.get("blockers", [])
+        rule = next((b for b in rules if blocker in (b.get("name"), b.get("effect"))), None)
+        rule = rule or builtin_rule(blocker)
+    at_retrieval = rule is not None and rule.get("trigger") == "retrieval"
+    if retrieval is None:
+        names = bundle.manifest["scenario"]
+        family = family_of({"bundle": {"domain": names["domain"], "scenario": names["name"]}})
+        retrieval = at_retrieval or family == "planbench"
+    if max_steps is None:
+        max_steps = MAX_STEPS if retrieval else 20
+    if blocker is None:
+        blocks = 0
+    elif blocks is None:
+        blocks = int(rule["count"][1]) if at_retrieval and rule is not None else 1
+    return bool(retrieval or at_retrieval), max_steps, blocks
 
 
 def _key(record: dict[str, Any]) -> tuple[str, str, str]:
@@ -106,13 +157,14 @@ def run(
     seed: int = 0,
     blocker: str | None = None,
     blocks: int = 0,
+    retrieval: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`; return (played, skipped)."""
     ids = list(tasks) if tasks is not None else list(bundle.tasks)
     for task_id in ids:
         bundle.task(task_id)
-    wanted = json.dumps(settings(max_steps, seed, blocker, blocks), sort_keys=True)
+    wanted = json.dumps(settings(max_steps, seed, blocker, blocks, retrieval), sort_keys=True)
     if blocker is not None:
         Env(
             bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks
@@ -132,6 +184,7 @@ def run(
                 seed=seed,
                 blocker=blocker,
                 blocks=blocks,
+                retrieval=retrieval,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             f.flush()

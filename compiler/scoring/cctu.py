@@ -14,6 +14,9 @@ parallel_calls_count; toolset: available_tools_and_parameters, required_paramete
 parameter_types; response: length, format, content. Dimension and kind are compared after
 lowercasing and turning spaces, hyphens and dots into underscores ("behaviour" reads as
 "behavior"; an empty or missing name as "unspecified").
+A violation's (or a declared constraint's) `category`, when present, is its kind's name in the
+paper's taxonomy and wins over `kind` (the runtime writes both: `kind` is the validator kind,
+e.g. `call_count`, `category` the paper's, e.g. `tool_call_count`).
 A step without the key has no violations; entries that are not objects are ignored.
 
 Metrics:
@@ -50,6 +53,10 @@ None (an episode cut off by the step cap fails both rates).
 {"dimension", "kind"} objects. Missing: every case is taken to carry every dimension and kind, so
 the per-dimension denominators are all episodes.
 
+`outcome.truth.shape` (optional): the case's structure (CCTU's data source: single_hop,
+parallel_single_hop, multi_hop, parallel_multi_hop); when present, `sr.<shape>` and
+`psr.<shape>` are reported per structure too, as the paper's Table 2 does.
+
 Metrics with no episode (or no violation, for correction rates) are None.
 """
 
@@ -71,7 +78,7 @@ KINDS = {
 
 #: Metrics that are fractions in [0, 1] (or None); names starting with a prefix also are.
 RATES = frozenset({"sr", "psr", "subqueries_solved", "violation_rate", "self_correction_rate"})
-RATE_PREFIXES = ("violation_rate.", "self_correction_rate.")
+RATE_PREFIXES = ("violation_rate.", "self_correction_rate.", "sr.", "psr.")
 
 _ALIASES = {"behaviour": "behavior"}
 
@@ -92,9 +99,8 @@ def violations(step: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for v in _list(step.get("violations")):
         if isinstance(v, dict):
-            out.append(
-                {**v, "dimension": canonical(v.get("dimension")), "kind": canonical(v.get("kind"))}
-            )
+            kind = canonical(v.get("category") or v.get("kind"))
+            out.append({**v, "dimension": canonical(v.get("dimension")), "kind": kind})
     return out
 
 
@@ -174,6 +180,7 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     found: dict[str, int] = {}  # violations, overall ("") and by dimension
     fixed: dict[str, int] = {}  # corrected violations, likewise
     kinds: set[str] = set()
+    by_shape: dict[str, list[int]] = {}  # shape -> [episodes, sr, psr]
     for record in records:
         steps = [_dict(s) for s in _list(record.get("steps"))]
         per_step = [violations(s) for s in steps]
@@ -181,8 +188,16 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         answered = _dict(record.get("outcome")).get("answer") is not None
         anywhere = any(per_step)
         done += ok
-        sr += ok and answered and not (per_step and per_step[-1])
-        psr += ok and answered and not anywhere
+        solved_soft = ok and answered and not (per_step and per_step[-1])
+        solved_strict = ok and answered and not anywhere
+        sr += solved_soft
+        psr += solved_strict
+        shape = truth_of(record).get("shape")
+        if isinstance(shape, str) and shape:
+            counts = by_shape.setdefault(shape, [0, 0, 0])
+            counts[0] += 1
+            counts[1] += solved_soft
+            counts[2] += solved_strict
         violated += anywhere
         mine = {v["dimension"] for vs in per_step for v in vs}
         mine |= {f"{v['dimension']}.{v['kind']}" for vs in per_step for v in vs}
@@ -193,7 +208,8 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
             declared = {"toolset"} | mine
             for c in constraints:
                 c = _dict(c)
-                d, kind = canonical(c.get("dimension")), canonical(c.get("kind"))
+                d = canonical(c.get("dimension"))
+                kind = canonical(c.get("category") or c.get("kind"))
                 declared |= {d, f"{d}.{kind}"}
             for key in declared:
                 carried[key] = carried.get(key, 0) + 1
@@ -215,6 +231,9 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         "violation_rate": round(violated / n, 6) if n else None,
         "self_correction_rate": round(fixed[""] / found[""], 6) if found.get("") else None,
     }
+    for shape, (episodes, good, perfect) in sorted(by_shape.items()):
+        table[f"sr.{shape}"] = round(good / episodes, 6)
+        table[f"psr.{shape}"] = round(perfect / episodes, 6)
     dims = list(DIMENSIONS) + sorted({k.split(".")[0] for k in kinds} - set(DIMENSIONS))
     for key in dims + sorted(kinds):
         total = carried.get(key, 0) + undeclared

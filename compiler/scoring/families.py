@@ -9,7 +9,9 @@ general metrics only.
 `compiler.scoring.general.score` merged with the family's table (the family's value wins where a
 name is shared). Groups are named by agent; an agent that ran on several bundles gets one group
 per bundle, named "agent [domain/scenario]" (plus the first 8 hex digits of the manifest hash when
-two of its bundles share a scenario). Every value is a number or None, so the table prints as is.
+two of its bundles share a scenario); an agent that ran one bundle with and without a blocker gets
+one group per setting, suffixed "[no blocker]" and "[blocker NAME]". Every value is a number or
+None, so the table prints as is.
 
 Several family metrics need task facts the runtime does not write into records yet (the gold
 answer, the ground-truth tool sets and tool signatures, the subtasks, the minimum turns...). They
@@ -109,6 +111,9 @@ def truth_fields(task: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]]
         goals=task.get("goals"),
         subtasks=task.get("subtasks"),
         constraints=task.get("constraints"),
+        shape=_dict(task.get("info")).get("shape"),
+        level=_dict(task.get("info")).get("level"),
+        days=_dict(task.get("info")).get("days"),
         signatures=signatures,
         tool_latency_ms=latency or None,
     )
@@ -177,23 +182,29 @@ def score_records(
     bundle (see the module docstring for group names). `truth` completes the records first."""
     if truth:
         records = with_truth(records, truth)
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     about: dict[str, tuple[str, str]] = {}
     for record in records:
         bundle = _dict(record.get("bundle"))
         key = str(bundle.get("manifest_sha256") or bundle.get("path") or "")
         about.setdefault(key, (str(bundle.get("domain")), str(bundle.get("scenario"))))
-        groups.setdefault((str(record.get("agent")), key), []).append(record)
-    per_agent: dict[str, list[str]] = {}
-    for agent, key in groups:
-        per_agent.setdefault(agent, []).append(key)
+        blocker = _dict(record.get("settings")).get("blocker")
+        setting = "" if blocker is None else str(blocker)
+        groups.setdefault((str(record.get("agent")), key, setting), []).append(record)
+    per_agent: dict[str, set[str]] = {}
+    settings_of: dict[tuple[str, str], set[str]] = {}
+    for agent, key, setting in groups:
+        per_agent.setdefault(agent, set()).add(key)
+        settings_of.setdefault((agent, key), set()).add(setting)
     table: dict[str, dict[str, Any]] = {}
-    for (agent, key), mine in sorted(groups.items()):
+    for (agent, key, setting), mine in sorted(groups.items()):
         label = agent
         if len(per_agent[agent]) > 1:
             domain, scenario = about[key]
             label = f"{agent} [{domain}/{scenario}]"
             if sum(about[k] == about[key] for k in per_agent[agent]) > 1:
                 label = f"{agent} [{domain}/{scenario} {key[:8]}]"
+        if len(settings_of[(agent, key)]) > 1:  # the same agent with and without a blocker
+            label += f" [blocker {setting}]" if setting else " [no blocker]"
         table[label] = _metrics(mine)
     return dict(sorted(table.items()))

@@ -52,7 +52,13 @@ write them yet; `compiler.scoring.families.load_truth` supplies them from the bu
 - `steps[*].action.type == "retrieve"` (or "retrieve_tools") marks a retrieval step, and
   `steps[*].retrieved` (a list of tool names) the tools it showed. When no step of the episode has
   `retrieved`, the agent was shown every tool in `outcome.truth.signatures` (the runtime's
-  all-visible mode). A retrieval step is neither a call attempt nor an invalid call.
+  all-visible mode), unless `settings.retrieval` is true (retrieval mode: it was shown only what
+  it retrieved). A retrieval step is neither a call attempt nor an invalid call.
+- `steps[*].results[*].rejected`: why the retrieval-mode runtime refused a call
+  (`untrusted_input`, `missing_input`, `wrong_inputs`). When present, or when
+  `settings.retrieval` is true, it decides UIRR (an invalid call without it is no untrusted-input
+  rejection); otherwise an invalid call counts as one when it passes a value only untrusted calls
+  returned.
 
 Metrics with no episode to average over are None.
 """
@@ -117,7 +123,11 @@ def names(value: Any) -> set[str]:
 
 
 def step_calls(step: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """Yield (arguments, result) for each call of a step; arguments are {} when unreadable."""
+    """Yield (arguments, result) for each call of a step; arguments are {} when unreadable.
+
+    A retrieval step has no calls (its `results` list the tools it showed)."""
+    if action_type(step) in RETRIEVE:
+        return
     action = step.get("action")
     calls: list[Any] = []
     if isinstance(action, dict):
@@ -234,6 +244,8 @@ def call_counts(record: dict[str, Any]) -> dict[str, int]:
     """Return the episode's call attempts, invalid calls, untrusted rejections, noisy calls and
     retrieval steps."""
     counts = dict(attempts=0, invalid=0, untrusted=0, noisy=0, retrievals=0)
+    # in retrieval mode the runtime says which rejections were untrusted inputs (`rejected`)
+    verdicts = _dict(record.get("settings")).get("retrieval") is True
     seen_untrusted: set[str] = set()
     seen_trusted: set[str] = set()
     for step in _list(record.get("steps")):
@@ -250,6 +262,9 @@ def call_counts(record: dict[str, Any]) -> dict[str, int]:
             counts["attempts"] += 1
             if not r.get("valid"):
                 counts["invalid"] += 1
+                if verdicts or "rejected" in r:  # the runtime's own verdict
+                    counts["untrusted"] += r.get("rejected") == "untrusted_input"
+                    continue
                 reused = {str(v) for v in args.values()} & (seen_untrusted - seen_trusted)
                 counts["untrusted"] += bool(reused)
             elif r.get("trusted", True) is False:
@@ -294,7 +309,8 @@ def edt(record: dict[str, Any]) -> int | None:
         return None
     given = names(truth.get("given"))
     steps = [_dict(s) for s in _list(record.get("steps"))]
-    shown: set[str] | None = None
+    retrieval = _dict(record.get("settings")).get("retrieval") is True
+    shown: set[str] | None = set() if retrieval else None
     for step in steps:
         if "retrieved" in step:
             shown = (shown or set()) | {str(t) for t in _list(step.get("retrieved"))}

@@ -30,6 +30,16 @@ as failing everything, never as absent):
   (`is_valid_information_in_sandbox`) is `false`. At most the query's count passes per plan.
 - hard_macro: plans with the gate open and no hard check `false` / N.
 - final_pass_rate: plans passing both macro tests / N.
+- `pass:<label>` (Table 4): for each constraint, under the paper's label, the plans that pass it
+  / the plans whose verdict on it is not null (every plan for a commonsense constraint, the
+  queries carrying it for a hard one). An undelivered plan passes none, and a hard constraint
+  passes only with the gate open; one that was not evaluated should be written `false`, so that
+  it counts as failed rather than as not applying.
+
+Broken down as the paper's tables are: when records carry their query's `level` (easy, medium,
+hard) and `days` (3, 5, 7) in `outcome.truth` (`scn score` reads them from the bundle), the six
+metrics above are also given per group, as `<metric>.<level>` and `<metric>.<days>-day`, and the
+constraint pass rates per level (Table 4's columns) as `pass.<level>:<label>`.
 
 A record without `plan_checks` (or with a malformed one) is an undelivered plan carrying no hard
 constraint. Every metric is None when there are no episodes; hard_micro is None when no query
@@ -40,7 +50,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.scoring.planbench import _dict
+from compiler.scoring.planbench import _dict, truth_of
 
 #: The 8 commonsense constraints, released-code key -> paper label.
 COMMONSENSE = {
@@ -73,17 +83,21 @@ GATE = (
 
 COMMONSENSE_TOTAL = len(COMMONSENSE)
 
-#: Metrics that are fractions in [0, 1] (or None).
-RATES = frozenset(
-    {
-        "delivery_rate",
-        "commonsense_micro",
-        "commonsense_macro",
-        "hard_micro",
-        "hard_macro",
-        "final_pass_rate",
-    }
+#: The headline metrics (Table 3's columns), fractions in [0, 1] (or None).
+HEADLINE = (
+    "delivery_rate",
+    "commonsense_micro",
+    "commonsense_macro",
+    "hard_micro",
+    "hard_macro",
+    "final_pass_rate",
 )
+RATES = frozenset(HEADLINE)
+
+#: Prefixes of the per-constraint pass rates (Table 4) and of the per-group headline metrics.
+RATE_PREFIXES = ("pass:", "pass.", *(f"{m}." for m in HEADLINE))
+
+LEVELS = ("easy", "medium", "hard")
 
 
 def checks(record: dict[str, Any]) -> tuple[bool, dict[str, Any], dict[str, Any], int]:
@@ -113,8 +127,29 @@ def verdict(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def score(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return TravelPlanner's metric table over trajectory records."""
+def constraint_rates(records: list[dict[str, Any]]) -> dict[str, float]:
+    """Return `pass:<label>` -> the share of plans passing each constraint where it applies."""
+    passed: dict[str, int] = {}
+    judged: dict[str, int] = {}
+    for record in records:
+        delivered, common, hard, _ = checks(record)
+        gate = delivered and not any(common.get(g) is False for g in GATE)
+        for name, value, open_ in [
+            *((n, v, delivered) for n, v in common.items()),
+            *((n, v, gate) for n, v in hard.items()),
+        ]:
+            if value is None:
+                continue
+            label = COMMONSENSE.get(name) or HARD.get(name) or str(name)
+            judged[label] = judged.get(label, 0) + 1
+            passed[label] = passed.get(label, 0) + (value is True and open_)
+    order = [*COMMONSENSE.values(), *HARD.values()]
+    labels = sorted(judged, key=lambda x: (order.index(x) if x in order else len(order), x))
+    return {f"pass:{label}": round(passed[label] / judged[label], 6) for label in labels}
+
+
+def headline(records: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Return Table 3's six metrics over `records` (all None when there are none)."""
     n = len(records)
     plans = [verdict(r) for r in records]
     carried = sum(p["hard_carried"] for p in plans)
@@ -123,7 +158,6 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         return round(sum(bool(p[key]) for p in plans) / n, 6) if n else None
 
     return {
-        "episodes": n,
         "delivery_rate": share("delivered"),
         "commonsense_micro": round(
             sum(p["commonsense_passed"] for p in plans) / (COMMONSENSE_TOTAL * n), 6
@@ -138,4 +172,34 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         )
         if n
         else None,
+    }
+
+
+def groups(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the headline metrics per level and per trip length, and the constraint pass rates
+    per level, for the records whose truth names them (see the module docstring)."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        truth = truth_of(record)
+        level, days = truth.get("level"), truth.get("days")
+        if level in LEVELS:
+            by.setdefault(str(level), []).append(record)
+        if isinstance(days, int) and not isinstance(days, bool):
+            by.setdefault(f"{days}-day", []).append(record)
+    out: dict[str, Any] = {}
+    for group, mine in sorted(by.items()):
+        out.update({f"{name}.{group}": value for name, value in headline(mine).items()})
+        if group in LEVELS:
+            rates = constraint_rates(mine)
+            out.update({f"pass.{group}:{k.split(':', 1)[1]}": v for k, v in rates.items()})
+    return out
+
+
+def score(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return TravelPlanner's metric table over trajectory records."""
+    return {
+        "episodes": len(records),
+        **headline(records),
+        **constraint_rates(records),
+        **groups(records),
     }

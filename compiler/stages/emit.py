@@ -128,8 +128,9 @@ class _GraphShapes:
 
 def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> dict[str, Any]:
     """Return one line of `tasks.jsonl`: the task and its ground truth (`graph` names its
-    ground-truth graph in `graphs.jsonl`)."""
-    return {
+    ground-truth graph in `graphs.jsonl`). A task with its own constraints also records them
+    (`constraints`) and its proved reference trajectory (`truth.reference`)."""
+    record = {
         "id": task.id,
         "generator": task.generator,
         "split": task.split,
@@ -165,6 +166,12 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
             **({"task_kind": truth.task_kind} if truth.task_kind else {}),
         },
     }
+    if task.constraints is not None:
+        from compiler.stages.feasible import constraint_record
+
+        record["constraints"] = [constraint_record(c) for c in task.constraints]
+        record["truth"]["reference"] = list(truth.reference)
+    return record
 
 
 def environment_record(scenario: Scenario) -> dict[str, Any]:
@@ -225,6 +232,7 @@ def environment_record(scenario: Scenario) -> dict[str, Any]:
                 "params": {name: {"type": t, "default": v} for name, t, v in c.params},
                 "message": c.message,
                 "gated_on": list(c.gated_on),
+                "structures": list(c.structures),
             }
             for c in scenario.constraints
         ],

@@ -404,6 +404,27 @@ def _blocker(node: m.Blocker, env: Env) -> BlockerDef:
     )
 
 
+def _types(union: str) -> set[str]:
+    """Return the type names of a validator kind's parameter type (`str`, or `str | list`)."""
+    return {t.strip() for t in union.split("|")}
+
+
+def _check_gates(constraints: list[ConstraintDef], errors: Any) -> None:
+    """Report a `gated_on` that names no declared constraint, or the constraint itself."""
+    declared = {c.name for c in constraints}
+    for c in constraints:
+        for gate in c.gated_on:
+            if gate == c.name:
+                errors.error(f"constraint '{c.name}' is gated on itself", c.span)
+            elif gate not in declared:
+                hint = did_you_mean(gate, declared)
+                errors.error(
+                    f"constraint '{c.name}' is gated on '{gate}', which is not a declared "
+                    f"constraint{hint}",
+                    c.span,
+                )
+
+
 def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     attrs = {a.key: a for a in node.attrs}
     kind_attr = attrs["kind"].values[0]
@@ -421,7 +442,32 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
             raise fail(
                 f"constraint '{node.name}' of kind '{kind}' needs a parameter '{needed}'", node.span
             )
+        for p in node.params:
+            wanted = entry.params.get(p.name)
+            if wanted is None and entry.params:
+                known = ", ".join(entry.params)
+                raise fail(
+                    f"kind '{kind}' has no parameter '{p.name}'{did_you_mean(p.name, entry.params)}"
+                    f"; its parameters: {known}",
+                    p.span,
+                )
+            if wanted is not None and p.type and not set(p.type) <= _types(wanted):
+                raise fail(
+                    f"parameter '{p.name}' of kind '{kind}' has type {wanted}, "
+                    f"not {' | '.join(p.type)}",
+                    p.span,
+                )
     scope = attrs.get("scope")
+    message = attrs.get("message")
+    if message is None:
+        text = ""
+    elif any(v is None for _, _, v in params) and message.values[0].template is not None:
+        # Parameters drawn per task: the scenario keeps the wording as a template; each task
+        # that carries the constraint renders it with its own values.
+        text = message.values[0].template.raw
+    else:
+        # The message is worded from the same parameters the validator checks, so they never drift.
+        text = _strings(message, env.child({n: v for n, _, v in params}))[0]
     return ConstraintDef(
         name=node.name,
         kind=kind,
@@ -430,13 +476,29 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
         if scope is not None and scope.values[0].template
         else "final",
         params=tuple(params),
-        # The message is worded from the same parameters the validator checks, so they never drift.
-        message=_strings(attrs.get("message"), env.child({n: v for n, _, v in params}))[0]
-        if "message" in attrs
-        else "",
+        message=text,
         gated_on=_strings(attrs.get("gated_on"), env),
+        structures=_strings(attrs.get("structures"), env),
         span=node.span,
     )
+
+
+def _declared(
+    constraints: list[ConstraintDef], nodes: list[tuple[m.Constraint, Env]]
+) -> dict[str, tuple[ConstraintDef, Any]]:
+    """Return each declared constraint with a function wording it for given parameter values:
+    a task that carries the constraint renders its own sentence from the same message."""
+    out: dict[str, tuple[ConstraintDef, Any]] = {}
+    attrs_of = {node.name: (node, env) for node, env in nodes}
+    for c in constraints:
+        node, env = attrs_of[c.name]
+        message = next((a for a in node.attrs if a.key == "message"), None)
+
+        def word(values: dict[str, Any], _m: Any = message, _e: Env = env) -> str:
+            return _strings(_m, _e.child(values))[0] if _m is not None else ""
+
+        out[c.name] = (c, word)
+    return out
 
 
 def base_env(ctx: CompileContext) -> Env:
@@ -476,6 +538,7 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
             constraints.append(_constraint(cnode, cenv, ctx.registry))
         except ScnError as e:
             state.errors.extend(e.diagnostics)
+    _check_gates(constraints, state.errors)
 
     symbols = {name: Symbol(name) for name in state.datatypes}
     symbols.update({t.name: Symbol(t.name) for t in tools.tools})
@@ -491,6 +554,7 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
         state.formats,
         dict(state.seeds),
         enum_members,
+        declared=_declared(constraints, state.constraints),
     )
     for bnode, benv in state.backends:
         tasks.backend(bnode, benv)

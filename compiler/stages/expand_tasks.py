@@ -13,8 +13,6 @@ import datetime as _dt
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import attrs
-
 from compiler import builtins, solver
 from compiler import model as m
 from compiler.context import CompileContext
@@ -32,7 +30,7 @@ from compiler.evaluate import (
     render,
 )
 from compiler.laws import seeded_rng
-from compiler.scenario import DatatypeDef, RecordDef, Subtask, TaskDef, ToolDef
+from compiler.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
 from compiler.stages.pricing import Pricer
 
 _EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
@@ -52,8 +50,11 @@ class TaskBuilder:
         formats: Mapping[str, tuple[m.Template, Env]],
         seeds: Mapping[str, tuple[str, ...]],
         enum_members: Mapping[str, list[str]],
+        declared: Mapping[str, tuple[Any, Any]] | None = None,
     ) -> None:
         self.ctx = ctx
+        #: Declared constraints by name: (ConstraintDef, function wording it for given values).
+        self.declared = dict(declared or {})
         self.datatypes = datatypes
         self.tools = tools
         self.by_name = {t.name: t for t in tools}
@@ -75,6 +76,7 @@ class TaskBuilder:
         self.solver_tools = tuple(
             solver.Tool(t.name, t.inputs, frozenset(t.outputs)) for t in tools if t.trusted
         )
+        self.descriptions = {t.name: t.description for t in tools if t.trusted}
         self.atomic_tools = tuple(
             solver.Tool(t.name, t.inputs, frozenset(t.outputs)) for t in tools if t.kind == "atomic"
         )
@@ -212,7 +214,12 @@ class TaskBuilder:
 
     def generator_functions(self) -> dict[str, Any]:
         gctx = builtins.GeneratorContext(
-            self.ctx.seed, self.solver_tools, tuple(sorted(self.datatypes)), self.atomic_tools
+            self.ctx.seed,
+            self.solver_tools,
+            tuple(sorted(self.datatypes)),
+            tuple(c for c, _ in self.declared.values()),
+            descriptions=self.descriptions,
+            atomic=self.atomic_tools,
         )
         out = {}
         for name, entry in getattr(self.ctx.registry, "generators", {}).items():
@@ -334,21 +341,27 @@ class TaskBuilder:
                 )
             if not goals:
                 goals = sorted({s.output for s in subtasks})
-        if not goals:
-            raise fail(f"task '{task_id}' has no goal", node.span)
-        tools_value = self.one(attrs_, "tools", scope)
-        visible = (
-            self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
-        )
         truth_attr = attrs_.get("truth")
         truth = (
             truth_attr[0].values[0].template.text
             if truth_attr and truth_attr[0].values[0].template
             else ("dag" if subtasks else "min_cost")
         )
+        if not goals and truth != "reference":
+            raise fail(f"task '{task_id}' has no goal", node.span)
+        tools_value = self.one(attrs_, "tools", scope)
+        visible = (
+            self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
+        )
+        attached = None
+        if "constraints" in attrs_:
+            spec = attrs_["constraints"][0]
+            attached = self.attach(self.one(attrs_, "constraints", scope), spec.span)
         self._task_index += 1
         record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)
-        scope = scope.child({"values": Record.of(given_values)})
+        # `rules` holds the wording of the task's constraints, for its query text.
+        rules = [c.message for c in attached or () if c.message]
+        scope = scope.child({"values": Record.of(given_values), "rules": rules})
         query = str(self.one(attrs_, "query", scope))
         split = self.one(attrs_, "split", scope)
         info = tuple(
@@ -372,9 +385,54 @@ class TaskBuilder:
                 info=info,
                 truth=truth,
                 span=node.span,
+                constraints=attached,
             )
         )
         return True
+
+    def attach(self, value: Any, span: Any) -> tuple[TaskConstraint, ...]:
+        """Return a task's constraints from a `constraints` value: a list whose items are a
+        declared constraint's name, or a record with `name` and parameter values that replace
+        the declared defaults. Each is worded by its declaration's own message."""
+        out = []
+        for item in as_iterable(value, span):
+            fields = dict(item.fields) if isinstance(item, Record) else {"name": item}
+            name = str(fields.pop("name", ""))
+            if name not in self.declared:
+                known = ", ".join(sorted(self.declared)) or "none"
+                raise fail(
+                    f"a task attaches constraint '{name}', which is not declared"
+                    f"{did_you_mean(name, list(self.declared))}; constraints: {known}",
+                    span,
+                )
+            decl, word = self.declared[name]
+            values = {p: v for p, _, v in decl.params}
+            unknown = sorted(set(fields) - set(values))
+            if unknown:
+                raise fail(
+                    f"constraint '{name}' has no parameter {', '.join(unknown)} "
+                    f"(parameters: {', '.join(sorted(values)) or 'none'})",
+                    span,
+                )
+            values.update(fields)
+            missing = sorted(p for p, v in values.items() if v is None)
+            if missing:
+                raise fail(
+                    f"constraint '{name}' is attached without a value for {', '.join(missing)}",
+                    span,
+                )
+            out.append(
+                TaskConstraint(
+                    name=name,
+                    kind=decl.kind,
+                    dimension=decl.dimension,
+                    scope=decl.scope,
+                    values=tuple((k, _plain(v)) for k, v in sorted(values.items())),
+                    message=word(values),
+                    span=span,
+                )
+            )
+        return tuple(out)
 
     def record_for(
         self,

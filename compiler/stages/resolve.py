@@ -32,9 +32,9 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     "signature": frozenset({"name", "describe", "cost", "latency", "variant", "internal", "parts"}),
     "server": frozenset({"describe", "cost", "latency"}),
     "blocker": frozenset({"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}),
-    "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "describe"}),
+    "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}),
     "backend": frozenset({"records", "pool"}),
-    "tasks": frozenset({"where", "goal", "inputs", "query", "split", "tools", "record", "truth", "id", "info", "subtasks"}),
+    "tasks": frozenset({"where", "goal", "inputs", "query", "split", "tools", "record", "truth", "id", "info", "subtasks", "constraints"}),
 }
 
 #: Attributes that may appear more than once in one construct.
@@ -47,7 +47,7 @@ SIGNALS = frozenset({"explicit", "implicit"})
 GUARANTEES = frozenset({"solvable", "none"})
 TRIGGERS = frozenset({"schedule", "paper_schedule", "step", "fraction", "on_call", "retrieval"})
 SCOPES = frozenset({"call", "turn", "final", "plan", "episode"})
-TRUTHS = frozenset({"min_cost", "minimal_sets", "catalog", "dag"})
+TRUTHS = frozenset({"min_cost", "minimal_sets", "catalog", "dag", "reference"})
 
 
 @frozen
@@ -378,7 +378,9 @@ def _check_tasks(t: m.Tasks, registry: object, errors: Collector) -> None:
     attrs = tuple(x for x in t.body if isinstance(x, m.Attr))
     _check_attrs("tasks", attrs, errors)
     _check_choice(_attr(attrs, "truth"), TRUTHS, "a task generator's truth", errors)
-    if _attr(attrs, "goal") is None and _attr(attrs, "subtasks") is None:
+    truth = _attr(attrs, "truth")
+    reference = truth is not None and _word(truth) == "reference"  # the answer is judged by plan validators
+    if _attr(attrs, "goal") is None and _attr(attrs, "subtasks") is None and not reference:
         errors.error(f"tasks '{t.name}' needs a `goal` (the datatype the agent must reach)", t.span)
     if _attr(attrs, "query") is None:
         errors.error(f"tasks '{t.name}' needs a `query` template", t.span)

@@ -3,11 +3,14 @@
 The bundle is written to a private temporary folder and its own `stubs.py` is imported from
 there, so what is checked is exactly what ships. Each ground-truth path must succeed call by call
 and end holding every goal with the recorded answer; a do-nothing run must fail every task.
+Tasks that carry constraints are also played end to end through the runtime: the oracle (their
+proved reference trajectory) must solve each with no violation, the null agent none.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -17,7 +20,7 @@ from typing import Any
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnVerifyError
 from compiler.emit.bundle import Bundle, write_files
-
+from compiler.runtime import world
 
 #: The bundle files the stubs need on disk.
 STUB_FILES = ("stubs.py", "backend.jsonl")
@@ -29,9 +32,12 @@ def load_stubs(folder: Path, name: str = "scn_bundle_stubs") -> ModuleType:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    writing = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # a bundle folder stays exactly what the compiler wrote
     try:
         spec.loader.exec_module(module)
     finally:
+        sys.dont_write_bytecode = writing
         sys.modules.pop(name, None)
     return module
 
@@ -57,6 +63,38 @@ def replay(
     return held, None
 
 
+class _PlanJudge:
+    """Judges tasks whose truth is a reference answer: it must keep every plan-scope
+    constraint of the bundle, and an empty answer must keep none of the task's verdicts."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.loaded = False
+        self.world: Any = None
+        self.constraints: list[dict[str, Any]] = []
+
+    def problem(self, task: dict[str, Any]) -> str | None:
+        if not self.loaded:
+            self.loaded = True
+            self.world = world.load(self.bundle.files)
+            self.constraints = self.bundle.json("scenario.json").get("constraints", [])
+        if self.world is None:
+            return "its truth is a reference answer, but the bundle ships no world to judge it"
+        reference = (task.get("info") or {}).get("reference_plan")
+        if reference is None:
+            return "its truth is a reference answer, but it records none (info reference_plan)"
+        checks, problems = self.world.check_plan(task, json.dumps(reference), self.constraints)
+        if problems or not checks.get("delivered"):
+            shown = "; ".join(f"{c['name']}: {p}" for c, p in problems[:3]) or "not delivered"
+            return f"the reference answer breaks its constraints ({shown})"
+        empty, _ = self.world.check_plan(task, "", self.constraints)
+        if empty.get("delivered") or not any(
+            v is False for g in empty.values() if isinstance(g, dict) for v in g.values()
+        ):
+            return "an empty answer is not rejected"
+        return None
+
+
 def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     """Check that every task's ground truth replays and that doing nothing solves no task.
 
@@ -71,7 +109,15 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         stubs = load_stubs(folder)
         backend = stubs.Backend.load(folder)
     tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
+    judge = _PlanJudge(bundle)
     for task in bundle.jsonl("tasks.jsonl"):
+        if task["truth"].get("kind") == "reference":
+            problem = judge.problem(task)
+            if problem is not None:
+                errors.error(f"task '{task['id']}': {problem}", code="verify")
+            if len(errors.items) >= 100:
+                break
+            continue
         goals = task["goals"]
         if all(g in task["given"] for g in goals):
             errors.error(
@@ -93,4 +139,34 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         if len(errors.items) >= 100:
             break
     errors.raise_if_errors(ScnVerifyError)
+    constrained = [t["id"] for t in bundle.jsonl("tasks.jsonl") if "constraints" in t]
+    if constrained:
+        play_constrained(bundle, constrained, errors)
+        errors.raise_if_errors(ScnVerifyError)
     return bundle
+
+
+def play_constrained(bundle: Bundle, task_ids: list[str], errors: Collector) -> None:
+    """Play the tasks that carry constraints end to end through the runtime (`Env`): the oracle,
+    which plays each reference trajectory, must solve every task with no violation, and the
+    null agent (an empty answer at once) must solve none."""
+    from compiler.runtime.agents import NullAgent, OracleAgent
+    from compiler.runtime.bundle import LoadedBundle
+    from compiler.runtime.run import episode
+
+    with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
+        write_files(bundle.files, Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp))
+        for task_id in task_ids:
+            record = episode(loaded, task_id, OracleAgent(), "oracle")
+            broken = [v["message"] for s in record["steps"] for v in s.get("violations", [])]
+            if broken or not record["outcome"]["success"]:
+                why = broken[0] if broken else "the episode does not solve the task"
+                errors.error(
+                    f"task '{task_id}': its reference trajectory fails at run time: {why}",
+                    code="verify",
+                )
+            if episode(loaded, task_id, NullAgent(), "null")["outcome"]["success"]:
+                errors.error(f"task '{task_id}' is solved by doing nothing", code="verify")
+            if len(errors.items) >= 100:
+                break

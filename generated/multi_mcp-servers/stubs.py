@@ -56,6 +56,161 @@ def _fixed(value: str, success: bool, output: str) -> dict[str, Any]:
     return {"ok": False, "error": value, "trusted": False}
 
 
+def tool_add_chart(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Adds a chart to a report."""
+    return backend.lookup(
+        "add_chart",
+        {
+            "ReportFile": args.get("report"),
+            "PriceChart": args.get("chart"),
+        },
+        "IllustratedReport",
+    )
+
+
+def tool_add_to_cart(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Puts an offer in the cart."""
+    return backend.lookup(
+        "add_to_cart",
+        {
+            "ProductOffer": args.get("offer"),
+        },
+        "Cart",
+    )
+
+
+def tool_airport_delays(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Current delays at an airport."""
+    return backend.lookup(
+        "airport_delays",
+        {
+            "Airport": args.get("airport"),
+        },
+        "DelayReport",
+    )
+
+
+def tool_analyst_rating(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Consensus analyst rating of a stock."""
+    return backend.lookup(
+        "analyst_rating",
+        {
+            "Ticker": args.get("ticker"),
+        },
+        "AnalystRating",
+    )
+
+
+def tool_author_profile(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """An author's affiliation and papers."""
+    return backend.lookup(
+        "author_profile",
+        {
+            "Person": args.get("person"),
+        },
+        "AuthorProfile",
+    )
+
+
+def tool_backup_status(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """When a folder was last backed up."""
+    return backend.lookup(
+        "backup_status",
+        {
+            "FolderPath": args.get("path"),
+        },
+        "BackupStatus",
+    )
+
+
+def tool_baggage_rules(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Baggage allowance of a flight offer."""
+    return backend.lookup(
+        "baggage_rules",
+        {
+            "FlightOffer": args.get("offer"),
+        },
+        "BaggageRules",
+    )
+
+
+def tool_best_listing(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The best-value home of a list."""
+    return backend.lookup(
+        "best_listing",
+        {
+            "PropertyListings": args.get("listings"),
+        },
+        "Property",
+    )
+
+
+def tool_bibliography(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A formatted bibliography."""
+    return backend.lookup(
+        "bibliography",
+        {
+            "CitationList": args.get("citations"),
+        },
+        "Bibliography",
+    )
+
+
+def tool_boarding_pass(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The boarding pass of a booking."""
+    return backend.lookup(
+        "boarding_pass",
+        {
+            "FlightBooking": args.get("booking"),
+        },
+        "BoardingPass",
+    )
+
+
+def tool_book_flight(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Books a flight offer."""
+    return backend.lookup(
+        "book_flight",
+        {
+            "FlightOffer": args.get("offer"),
+        },
+        "FlightBooking",
+    )
+
+
 def tool_book_hotel(
     backend: Backend,
     args: dict[str, Any],
@@ -70,6 +225,48 @@ def tool_book_hotel(
     )
 
 
+def tool_booking_receipt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The receipt of a booking."""
+    return backend.lookup(
+        "booking_receipt",
+        {
+            "Booking": args.get("booking"),
+        },
+        "Receipt",
+    )
+
+
+def tool_calorie_target(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Daily calories for a health profile."""
+    return backend.lookup(
+        "calorie_target",
+        {
+            "HealthProfile": args.get("profile"),
+        },
+        "CalorieTarget",
+    )
+
+
+def tool_cancellation_policy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The cancellation terms of a booking."""
+    return backend.lookup(
+        "cancellation_policy",
+        {
+            "Booking": args.get("booking"),
+        },
+        "CancellationPolicy",
+    )
+
+
 def tool_chart_prices(
     backend: Backend,
     args: dict[str, Any],
@@ -81,6 +278,62 @@ def tool_chart_prices(
             "PriceHistory": args.get("history"),
         },
         "PriceChart",
+    )
+
+
+def tool_cheapest_offer(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The cheapest offer of a listing."""
+    return backend.lookup(
+        "cheapest_offer",
+        {
+            "ProductListing": args.get("listing"),
+        },
+        "ProductOffer",
+    )
+
+
+def tool_checkout(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Pays for a cart."""
+    return backend.lookup(
+        "checkout",
+        {
+            "Cart": args.get("cart"),
+        },
+        "Order",
+    )
+
+
+def tool_city_center(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The coordinates of a city's centre."""
+    return backend.lookup(
+        "city_center",
+        {
+            "City": args.get("city"),
+        },
+        "CityCenter",
+    )
+
+
+def tool_climate_summary(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Whether a week looks comfortable."""
+    return backend.lookup(
+        "climate_summary",
+        {
+            "WeeklyOutlook": args.get("outlook"),
+        },
+        "ClimateNote",
     )
 
 
@@ -99,6 +352,280 @@ def tool_commute_estimate(
     )
 
 
+def tool_company_news(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Recent news about a company."""
+    return backend.lookup(
+        "company_news",
+        {
+            "Company": args.get("company"),
+        },
+        "CompanyNews",
+    )
+
+
+def tool_company_profile(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Sector, size and executives of a company."""
+    return backend.lookup(
+        "company_profile",
+        {
+            "CompanyTicker": args.get("ticker"),
+        },
+        "CompanyProfile",
+    )
+
+
+def tool_compare_prices(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Whether an offer is a good price."""
+    return backend.lookup(
+        "compare_prices",
+        {
+            "PriceTrend": args.get("trend"),
+            "ProductOffer": args.get("offer"),
+        },
+        "PriceVerdict",
+    )
+
+
+def tool_comparison_table(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Tabulates hospitals and schools side by side."""
+    return backend.lookup(
+        "comparison_table",
+        {
+            "HospitalList": args.get("hospitals"),
+            "SchoolList": args.get("schools"),
+        },
+        "ComparisonTable",
+    )
+
+
+def tool_compose_email(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Drafts an email carrying a summary."""
+    return backend.lookup(
+        "compose_email",
+        {
+            "Email": args.get("email"),
+            "Summary": args.get("summary"),
+        },
+        "Draft",
+    )
+
+
+def tool_compress_files(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A zip archive of files."""
+    return backend.lookup(
+        "compress_files",
+        {
+            "FileList": args.get("files"),
+        },
+        "Archive",
+    )
+
+
+def tool_conference_deadlines(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Upcoming conference deadlines of a field."""
+    return backend.lookup(
+        "conference_deadlines",
+        {
+            "Topic": args.get("topic"),
+        },
+        "DeadlineList",
+    )
+
+
+def tool_contact_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A person's contact card."""
+    return backend.lookup(
+        "contact_lookup",
+        {
+            "Person": args.get("person"),
+        },
+        "ContactCard",
+    )
+
+
+def tool_convert_budget(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A budget in local currency."""
+    return backend.lookup(
+        "convert_budget",
+        {
+            "LocalRate": args.get("rate"),
+            "Budget": args.get("budget"),
+        },
+        "LocalBudget",
+    )
+
+
+def tool_convert_quote(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A stock price in another currency."""
+    return backend.lookup(
+        "convert_quote",
+        {
+            "Quote": args.get("quote"),
+            "ExchangeRate": args.get("rate"),
+        },
+        "ConvertedPrice",
+    )
+
+
+def tool_count_workdays(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Workdays left once holidays are removed."""
+    return backend.lookup(
+        "count_workdays",
+        {
+            "HolidayList": args.get("holidays"),
+        },
+        "WorkdayCount",
+    )
+
+
+def tool_create_event(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Creates an event in a free slot."""
+    return backend.lookup(
+        "create_event",
+        {
+            "FreeSlot": args.get("slot"),
+            "Topic": args.get("topic"),
+        },
+        "CalendarEvent",
+    )
+
+
+def tool_crypto_price(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Latest price of a cryptocurrency."""
+    return backend.lookup(
+        "crypto_price",
+        {
+            "Coin": args.get("coin"),
+        },
+        "CryptoQuote",
+    )
+
+
+def tool_current_time(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The local time in a city."""
+    return backend.lookup(
+        "current_time",
+        {
+            "City": args.get("city"),
+        },
+        "LocalTime",
+    )
+
+
+def tool_current_weather(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Weather now at coordinates."""
+    return backend.lookup(
+        "current_weather",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "CurrentWeather",
+    )
+
+
+def tool_day_of_week(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The weekday of a date."""
+    return backend.lookup(
+        "day_of_week",
+        {
+            "Date": args.get("date"),
+        },
+        "Weekday",
+    )
+
+
+def tool_dividend_history(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Dividends paid over five years."""
+    return backend.lookup(
+        "dividend_history",
+        {
+            "Ticker": args.get("ticker"),
+        },
+        "DividendHistory",
+    )
+
+
+def tool_draft_itinerary(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A day-by-day itinerary from a forecast and a booking."""
+    return backend.lookup(
+        "draft_itinerary",
+        {
+            "TripForecast": args.get("forecast"),
+            "Booking": args.get("booking"),
+        },
+        "Itinerary",
+    )
+
+
+def tool_driving_route(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A driving route from a point to a city centre."""
+    return backend.lookup(
+        "driving_route",
+        {
+            "Coordinates": args.get("start"),
+            "CityCenter": args.get("end"),
+        },
+        "Route",
+    )
+
+
 def tool_earnings_report(
     backend: Backend,
     args: dict[str, Any],
@@ -110,6 +637,118 @@ def tool_earnings_report(
             "Ticker": args.get("ticker"),
         },
         "EarningsReport",
+    )
+
+
+def tool_elevation(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Elevation above sea level at a point."""
+    return backend.lookup(
+        "elevation",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "Elevation",
+    )
+
+
+def tool_exchange_rate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Today's rate of a currency against the dollar."""
+    return backend.lookup(
+        "exchange_rate",
+        {
+            "Currency": args.get("currency"),
+        },
+        "ExchangeRate",
+    )
+
+
+def tool_export_pdf(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Exports an illustrated report as PDF."""
+    return backend.lookup(
+        "export_pdf",
+        {
+            "IllustratedReport": args.get("report"),
+        },
+        "PdfFile",
+    )
+
+
+def tool_extract_links(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The links found in search results."""
+    return backend.lookup(
+        "extract_links",
+        {
+            "SearchResults": args.get("results"),
+        },
+        "LinkList",
+    )
+
+
+def tool_fact_check(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Which claims in the news are supported."""
+    return backend.lookup(
+        "fact_check",
+        {
+            "CompanyNews": args.get("news"),
+        },
+        "FactCheck",
+    )
+
+
+def tool_fetch_page(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The text content of a web page."""
+    return backend.lookup(
+        "fetch_page",
+        {
+            "Url": args.get("url"),
+        },
+        "PageContent",
+    )
+
+
+def tool_file_metadata(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Size, owner and dates of a file."""
+    return backend.lookup(
+        "file_metadata",
+        {
+            "FileHandle": args.get("file"),
+        },
+        "FileInfo",
+    )
+
+
+def tool_find_free_slot(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The first free hour between events."""
+    return backend.lookup(
+        "find_free_slot",
+        {
+            "EventList": args.get("events"),
+        },
+        "FreeSlot",
     )
 
 
@@ -138,6 +777,20 @@ def tool_first_free_day(
             "HolidayList": args.get("holidays"),
         },
         "TripDate",
+    )
+
+
+def tool_flight_status(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Whether a booked flight is on time."""
+    return backend.lookup(
+        "flight_status",
+        {
+            "FlightBooking": args.get("booking"),
+        },
+        "FlightStatus",
     )
 
 
@@ -184,6 +837,302 @@ def tool_get_forecast(
     )
 
 
+def tool_headline_sentiment(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The overall tone of headlines."""
+    return backend.lookup(
+        "headline_sentiment",
+        {
+            "Headlines": args.get("headlines"),
+        },
+        "Sentiment",
+    )
+
+
+def tool_hotel_amenities(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Amenities of an offered hotel."""
+    return backend.lookup(
+        "hotel_amenities",
+        {
+            "HotelOffer": args.get("offer"),
+        },
+        "Amenities",
+    )
+
+
+def tool_hotel_reviews(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Guest reviews of an offered hotel."""
+    return backend.lookup(
+        "hotel_reviews",
+        {
+            "HotelOffer": args.get("offer"),
+        },
+        "HotelReviews",
+    )
+
+
+def tool_housing_prices(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Median housing prices in a city."""
+    return backend.lookup(
+        "housing_prices",
+        {
+            "City": args.get("city"),
+        },
+        "HousingPrices",
+    )
+
+
+def tool_housing_trend(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """How housing prices moved over a year."""
+    return backend.lookup(
+        "housing_trend",
+        {
+            "HousingPrices": args.get("prices"),
+        },
+        "HousingTrend",
+    )
+
+
+def tool_image_search(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Images matching a query."""
+    return backend.lookup(
+        "image_search",
+        {
+            "SearchQuery": args.get("query"),
+        },
+        "ImageResults",
+    )
+
+
+def tool_inbox_search(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Messages matching a keyword."""
+    return backend.lookup(
+        "inbox_search",
+        {
+            "Keyword": args.get("keyword"),
+        },
+        "MessageList",
+    )
+
+
+def tool_inflation_rate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The country's latest inflation rate."""
+    return backend.lookup(
+        "inflation_rate",
+        {
+            "Country": args.get("country"),
+        },
+        "InflationRate",
+    )
+
+
+def tool_interest_rate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The mortgage interest rate in a country."""
+    return backend.lookup(
+        "interest_rate",
+        {
+            "Country": args.get("country"),
+        },
+        "InterestRate",
+    )
+
+
+def tool_investment_report(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """An investment report from facilities and commute."""
+    return backend.lookup(
+        "investment_report",
+        {
+            "ComparisonTable": args.get("table"),
+            "CommuteTime": args.get("commute"),
+        },
+        "InvestmentReport",
+    )
+
+
+def tool_itinerary_document(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Writes an itinerary as a .docx file."""
+    return backend.lookup(
+        "itinerary_document",
+        {
+            "Itinerary": args.get("itinerary"),
+        },
+        "ItineraryFile",
+    )
+
+
+def tool_latest_file(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The most recently changed file of a list."""
+    return backend.lookup(
+        "latest_file",
+        {
+            "FileList": args.get("files"),
+        },
+        "FileHandle",
+    )
+
+
+def tool_latest_message(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The newest message of a list."""
+    return backend.lookup(
+        "latest_message",
+        {
+            "MessageList": args.get("messages"),
+        },
+        "Message",
+    )
+
+
+def tool_league_table(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The league table of a team's league."""
+    return backend.lookup(
+        "league_table",
+        {
+            "Team": args.get("team"),
+        },
+        "Standings",
+    )
+
+
+def tool_list_events(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The calendar's events on a date."""
+    return backend.lookup(
+        "list_events",
+        {
+            "Date": args.get("date"),
+        },
+        "EventList",
+    )
+
+
+def tool_list_folder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The files in a folder."""
+    return backend.lookup(
+        "list_folder",
+        {
+            "FolderPath": args.get("path"),
+        },
+        "FileList",
+    )
+
+
+def tool_literature_review(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A short literature review."""
+    return backend.lookup(
+        "literature_review",
+        {
+            "Abstract": args.get("abstract"),
+            "Bibliography": args.get("bibliography"),
+        },
+        "LiteratureReview",
+    )
+
+
+def tool_local_currency(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The currency a country uses."""
+    return backend.lookup(
+        "local_currency",
+        {
+            "Country": args.get("country"),
+        },
+        "LocalCurrency",
+    )
+
+
+def tool_local_rate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Today's rate of a country's currency."""
+    return backend.lookup(
+        "local_rate",
+        {
+            "LocalCurrency": args.get("currency"),
+        },
+        "LocalRate",
+    )
+
+
+def tool_lookup_ticker(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The stock symbol of a company."""
+    return backend.lookup(
+        "lookup_ticker",
+        {
+            "Company": args.get("company"),
+        },
+        "CompanyTicker",
+    )
+
+
+def tool_loyalty_points(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Loyalty points earned by a receipt."""
+    return backend.lookup(
+        "loyalty_points",
+        {
+            "Receipt": args.get("receipt"),
+        },
+        "LoyaltyPoints",
+    )
+
+
 def tool_make_slides(
     backend: Backend,
     args: dict[str, Any],
@@ -195,6 +1144,93 @@ def tool_make_slides(
             "EarningsReport": args.get("report"),
         },
         "SlideDeck",
+    )
+
+
+def tool_match_tickets(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Tickets for a match."""
+    return backend.lookup(
+        "match_tickets",
+        {
+            "Match": args.get("match"),
+        },
+        "TicketOffer",
+    )
+
+
+def tool_match_venue(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Where a match is played."""
+    return backend.lookup(
+        "match_venue",
+        {
+            "Match": args.get("match"),
+        },
+        "Venue",
+    )
+
+
+def tool_meal_plan(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A weekly meal plan meeting a calorie target."""
+    return backend.lookup(
+        "meal_plan",
+        {
+            "NutritionFacts": args.get("facts"),
+            "CalorieTarget": args.get("target"),
+        },
+        "MealPlan",
+    )
+
+
+def tool_meeting_time(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A meeting time that suits both zones."""
+    return backend.lookup(
+        "meeting_time",
+        {
+            "LocalTime": args.get("time"),
+            "TimeZone": args.get("zone"),
+        },
+        "MeetingTime",
+    )
+
+
+def tool_mortgage_quote(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Monthly payment for a property."""
+    return backend.lookup(
+        "mortgage_quote",
+        {
+            "Property": args.get("property"),
+            "InterestRate": args.get("rate"),
+        },
+        "MortgageQuote",
+    )
+
+
+def tool_moving_average(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The 50-day moving average."""
+    return backend.lookup(
+        "moving_average",
+        {
+            "PriceHistory": args.get("history"),
+        },
+        "MovingAverage",
     )
 
 
@@ -212,6 +1248,20 @@ def tool_nearby_hospitals(
     )
 
 
+def tool_nearby_restaurants(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Restaurants near a point."""
+    return backend.lookup(
+        "nearby_restaurants",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "RestaurantList",
+    )
+
+
 def tool_nearby_schools(
     backend: Backend,
     args: dict[str, Any],
@@ -226,6 +1276,217 @@ def tool_nearby_schools(
     )
 
 
+def tool_nearby_shopping(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Shopping centres near a point."""
+    return backend.lookup(
+        "nearby_shopping",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "ShoppingCentres",
+    )
+
+
+def tool_nearest_airport(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The airport nearest to a city."""
+    return backend.lookup(
+        "nearest_airport",
+        {
+            "City": args.get("city"),
+        },
+        "Airport",
+    )
+
+
+def tool_news_brief(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A one-page brief from a news digest."""
+    return backend.lookup(
+        "news_brief",
+        {
+            "NewsDigest": args.get("digest"),
+        },
+        "BriefFile",
+    )
+
+
+def tool_news_search(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Recent news articles about a topic."""
+    return backend.lookup(
+        "news_search",
+        {
+            "Topic": args.get("topic"),
+        },
+        "NewsArticles",
+    )
+
+
+def tool_news_timeline(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A dated timeline of news items."""
+    return backend.lookup(
+        "news_timeline",
+        {
+            "CompanyNews": args.get("news"),
+        },
+        "Timeline",
+    )
+
+
+def tool_next_match(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The next match of a fixture list."""
+    return backend.lookup(
+        "next_match",
+        {
+            "Fixtures": args.get("fixtures"),
+        },
+        "Match",
+    )
+
+
+def tool_nutrition_facts(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Calories and nutrients of a recipe."""
+    return backend.lookup(
+        "nutrition_facts",
+        {
+            "Recipe": args.get("recipe"),
+        },
+        "NutritionFacts",
+    )
+
+
+def tool_order_groceries(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Orders a shopping list for delivery."""
+    return backend.lookup(
+        "order_groceries",
+        {
+            "ShoppingItems": args.get("items"),
+        },
+        "GroceryOrder",
+    )
+
+
+def tool_paper_abstract(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The abstract of a paper."""
+    return backend.lookup(
+        "paper_abstract",
+        {
+            "Paper": args.get("paper"),
+        },
+        "Abstract",
+    )
+
+
+def tool_paper_citations(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Papers that cite a paper."""
+    return backend.lookup(
+        "paper_citations",
+        {
+            "Paper": args.get("paper"),
+        },
+        "CitationList",
+    )
+
+
+def tool_pick_recipe(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The best-rated recipe of a list."""
+    return backend.lookup(
+        "pick_recipe",
+        {
+            "RecipeList": args.get("recipes"),
+        },
+        "Recipe",
+    )
+
+
+def tool_player_stats(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Season statistics of a team's players."""
+    return backend.lookup(
+        "player_stats",
+        {
+            "Team": args.get("team"),
+        },
+        "PlayerStats",
+    )
+
+
+def tool_podcast_search(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Podcasts about a topic."""
+    return backend.lookup(
+        "podcast_search",
+        {
+            "Topic": args.get("topic"),
+        },
+        "PodcastList",
+    )
+
+
+def tool_pollen_count(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Today's pollen count in a city."""
+    return backend.lookup(
+        "pollen_count",
+        {
+            "City": args.get("city"),
+        },
+        "PollenCount",
+    )
+
+
+def tool_portfolio_risk(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A risk score from volatility and rating."""
+    return backend.lookup(
+        "portfolio_risk",
+        {
+            "Volatility": args.get("volatility"),
+            "AnalystRating": args.get("rating"),
+        },
+        "RiskScore",
+    )
+
+
 def tool_price_history(
     backend: Backend,
     args: dict[str, Any],
@@ -237,6 +1498,218 @@ def tool_price_history(
             "Ticker": args.get("ticker"),
         },
         "PriceHistory",
+    )
+
+
+def tool_price_tracker(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A product's price over the past year."""
+    return backend.lookup(
+        "price_tracker",
+        {
+            "Product": args.get("product"),
+        },
+        "PriceTrend",
+    )
+
+
+def tool_product_reviews(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Reviews of a listed product."""
+    return backend.lookup(
+        "product_reviews",
+        {
+            "ProductListing": args.get("listing"),
+        },
+        "ProductReviews",
+    )
+
+
+def tool_property_listings(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Homes for sale in a city."""
+    return backend.lookup(
+        "property_listings",
+        {
+            "City": args.get("city"),
+        },
+        "PropertyListings",
+    )
+
+
+def tool_property_location(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Where a property stands."""
+    return backend.lookup(
+        "property_location",
+        {
+            "Property": args.get("property"),
+        },
+        "PropertyLocation",
+    )
+
+
+def tool_qr_code(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A QR code for a link."""
+    return backend.lookup(
+        "qr_code",
+        {
+            "ShareLink": args.get("link"),
+        },
+        "QrCode",
+    )
+
+
+def tool_rate_history(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A year of exchange rates."""
+    return backend.lookup(
+        "rate_history",
+        {
+            "Currency": args.get("currency"),
+        },
+        "RateHistory",
+    )
+
+
+def tool_rate_trend(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Whether a currency is rising or falling."""
+    return backend.lookup(
+        "rate_trend",
+        {
+            "RateHistory": args.get("history"),
+        },
+        "RateTrend",
+    )
+
+
+def tool_read_file(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The text of a file."""
+    return backend.lookup(
+        "read_file",
+        {
+            "FileHandle": args.get("file"),
+        },
+        "FileText",
+    )
+
+
+def tool_related_queries(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Queries related to a query."""
+    return backend.lookup(
+        "related_queries",
+        {
+            "SearchQuery": args.get("query"),
+        },
+        "QuerySuggestions",
+    )
+
+
+def tool_rental_yield(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Expected rental yield in a city."""
+    return backend.lookup(
+        "rental_yield",
+        {
+            "HousingPrices": args.get("prices"),
+            "PropertyListings": args.get("listings"),
+        },
+        "RentalYield",
+    )
+
+
+def tool_reply_draft(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Drafts a reply to a message."""
+    return backend.lookup(
+        "reply_draft",
+        {
+            "Message": args.get("message"),
+        },
+        "ReplyDraft",
+    )
+
+
+def tool_reverse_geocode(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The place name at coordinates."""
+    return backend.lookup(
+        "reverse_geocode",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "PlaceName",
+    )
+
+
+def tool_route_traffic(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Current traffic along a route."""
+    return backend.lookup(
+        "route_traffic",
+        {
+            "Route": args.get("route"),
+        },
+        "TrafficReport",
+    )
+
+
+def tool_save_file(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Saves a report to cloud storage."""
+    return backend.lookup(
+        "save_file",
+        {
+            "ReportFile": args.get("report"),
+        },
+        "StoredFile",
+    )
+
+
+def tool_search_flights(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The best flight from an airport on a date."""
+    return backend.lookup(
+        "search_flights",
+        {
+            "Airport": args.get("airport"),
+            "TripDate": args.get("date"),
+        },
+        "FlightOffer",
     )
 
 
@@ -255,6 +1728,162 @@ def tool_search_hotels(
     )
 
 
+def tool_search_papers(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Papers about a topic."""
+    return backend.lookup(
+        "search_papers",
+        {
+            "Topic": args.get("topic"),
+        },
+        "PaperList",
+    )
+
+
+def tool_search_products(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Shop listings of a product."""
+    return backend.lookup(
+        "search_products",
+        {
+            "Product": args.get("product"),
+        },
+        "ProductListing",
+    )
+
+
+def tool_seasonal_produce(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Fruit and vegetables in season in a country."""
+    return backend.lookup(
+        "seasonal_produce",
+        {
+            "Country": args.get("country"),
+        },
+        "ProduceList",
+    )
+
+
+def tool_seat_map(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Free seats on a booked flight."""
+    return backend.lookup(
+        "seat_map",
+        {
+            "FlightBooking": args.get("booking"),
+        },
+        "SeatMap",
+    )
+
+
+def tool_send_email(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Sends a drafted email."""
+    return backend.lookup(
+        "send_email",
+        {
+            "Draft": args.get("draft"),
+        },
+        "SentMessage",
+    )
+
+
+def tool_send_invite(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Invites someone to an event."""
+    return backend.lookup(
+        "send_invite",
+        {
+            "CalendarEvent": args.get("event"),
+            "Email": args.get("email"),
+        },
+        "Invitation",
+    )
+
+
+def tool_send_sms(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Texts an itinerary to a contact."""
+    return backend.lookup(
+        "send_sms",
+        {
+            "ContactCard": args.get("contact"),
+            "Itinerary": args.get("itinerary"),
+        },
+        "SmsReceipt",
+    )
+
+
+def tool_set_reminder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A reminder one hour before an event."""
+    return backend.lookup(
+        "set_reminder",
+        {
+            "CalendarEvent": args.get("event"),
+        },
+        "Reminder",
+    )
+
+
+def tool_share_link(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A shareable link to a stored file."""
+    return backend.lookup(
+        "share_link",
+        {
+            "StoredFile": args.get("file"),
+        },
+        "ShareLink",
+    )
+
+
+def tool_shopping_list(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """What to buy for a recipe."""
+    return backend.lookup(
+        "shopping_list",
+        {
+            "Recipe": args.get("recipe"),
+        },
+        "ShoppingItems",
+    )
+
+
+def tool_static_map(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A map image of a route."""
+    return backend.lookup(
+        "static_map",
+        {
+            "Route": args.get("route"),
+        },
+        "MapImage",
+    )
+
+
 def tool_stock_quote(
     backend: Backend,
     args: dict[str, Any],
@@ -266,6 +1895,34 @@ def tool_stock_quote(
             "Ticker": args.get("ticker"),
         },
         "Quote",
+    )
+
+
+def tool_summarize_news(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A digest of news articles."""
+    return backend.lookup(
+        "summarize_news",
+        {
+            "NewsArticles": args.get("articles"),
+        },
+        "NewsDigest",
+    )
+
+
+def tool_summarize_page(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A summary of a fetched web page."""
+    return backend.lookup(
+        "summarize_page",
+        {
+            "PageContent": args.get("page"),
+        },
+        "PageSummary",
     )
 
 
@@ -283,6 +1940,177 @@ def tool_summarize_results(
     )
 
 
+def tool_summarize_thread(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A summary of a message's thread."""
+    return backend.lookup(
+        "summarize_thread",
+        {
+            "Message": args.get("message"),
+        },
+        "ThreadSummary",
+    )
+
+
+def tool_summary_slides(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Slides from a page summary."""
+    return backend.lookup(
+        "summary_slides",
+        {
+            "PageSummary": args.get("summary"),
+        },
+        "SummarySlides",
+    )
+
+
+def tool_team_schedule(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A team's coming fixtures."""
+    return backend.lookup(
+        "team_schedule",
+        {
+            "Team": args.get("team"),
+        },
+        "Fixtures",
+    )
+
+
+def tool_ticker_quote(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Latest price of a looked-up symbol."""
+    return backend.lookup(
+        "ticker_quote",
+        {
+            "CompanyTicker": args.get("ticker"),
+        },
+        "TickerQuote",
+    )
+
+
+def tool_timezone_of(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A city's time zone."""
+    return backend.lookup(
+        "timezone_of",
+        {
+            "City": args.get("city"),
+        },
+        "TimeZone",
+    )
+
+
+def tool_top_cited(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The most cited paper of a list."""
+    return backend.lookup(
+        "top_cited",
+        {
+            "PaperList": args.get("papers"),
+        },
+        "Paper",
+    )
+
+
+def tool_top_headlines(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Today's top headlines in a country."""
+    return backend.lookup(
+        "top_headlines",
+        {
+            "Country": args.get("country"),
+        },
+        "Headlines",
+    )
+
+
+def tool_track_order(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Where an order is now."""
+    return backend.lookup(
+        "track_order",
+        {
+            "Order": args.get("order"),
+        },
+        "Shipment",
+    )
+
+
+def tool_translate_headlines(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Headlines translated into a language."""
+    return backend.lookup(
+        "translate_headlines",
+        {
+            "Headlines": args.get("headlines"),
+            "Language": args.get("language"),
+        },
+        "TranslatedHeadlines",
+    )
+
+
+def tool_translate_summary(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Translates a summary."""
+    return backend.lookup(
+        "translate_summary",
+        {
+            "Summary": args.get("summary"),
+            "Language": args.get("language"),
+        },
+        "Translation",
+    )
+
+
+def tool_trending_topics(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """What people search for in a country."""
+    return backend.lookup(
+        "trending_topics",
+        {
+            "Country": args.get("country"),
+        },
+        "TrendList",
+    )
+
+
+def tool_trip_forecast(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Forecast for a trip's city and date."""
+    return backend.lookup(
+        "trip_forecast",
+        {
+            "City": args.get("city"),
+            "TripDate": args.get("date"),
+        },
+        "TripForecast",
+    )
+
+
 def tool_upcoming_holidays(
     backend: Backend,
     args: dict[str, Any],
@@ -297,6 +2125,62 @@ def tool_upcoming_holidays(
     )
 
 
+def tool_upload_archive(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Uploads an archive and returns its address."""
+    return backend.lookup(
+        "upload_archive",
+        {
+            "Archive": args.get("archive"),
+        },
+        "ArchiveUrl",
+    )
+
+
+def tool_uv_index(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The UV index at coordinates."""
+    return backend.lookup(
+        "uv_index",
+        {
+            "Coordinates": args.get("location"),
+        },
+        "UvIndex",
+    )
+
+
+def tool_volatility(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Annualised volatility of a price history."""
+    return backend.lookup(
+        "volatility",
+        {
+            "PriceHistory": args.get("history"),
+        },
+        "Volatility",
+    )
+
+
+def tool_weather_alerts(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Active severe-weather alerts of a country."""
+    return backend.lookup(
+        "weather_alerts",
+        {
+            "Country": args.get("country"),
+        },
+        "WeatherAlerts",
+    )
+
+
 def tool_web_search(
     backend: Backend,
     args: dict[str, Any],
@@ -308,6 +2192,62 @@ def tool_web_search(
             "SearchQuery": args.get("query"),
         },
         "SearchResults",
+    )
+
+
+def tool_weekly_outlook(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The seven-day outlook of a city."""
+    return backend.lookup(
+        "weekly_outlook",
+        {
+            "City": args.get("city"),
+        },
+        "WeeklyOutlook",
+    )
+
+
+def tool_wine_pairing(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A wine that suits a recipe."""
+    return backend.lookup(
+        "wine_pairing",
+        {
+            "Recipe": args.get("recipe"),
+        },
+        "WinePairing",
+    )
+
+
+def tool_word_count(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Counts the words of a page."""
+    return backend.lookup(
+        "word_count",
+        {
+            "PageContent": args.get("page"),
+        },
+        "WordCount",
+    )
+
+
+def tool_world_clock(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Local times across a country."""
+    return backend.lookup(
+        "world_clock",
+        {
+            "Country": args.get("country"),
+        },
+        "ClockList",
     )
 
 
@@ -327,23 +2267,160 @@ def tool_write_report(
 
 #: Tool name -> stub. Callers check arguments first; a stub only answers.
 TOOLS = {
+    "add_chart": tool_add_chart,
+    "add_to_cart": tool_add_to_cart,
+    "airport_delays": tool_airport_delays,
+    "analyst_rating": tool_analyst_rating,
+    "author_profile": tool_author_profile,
+    "backup_status": tool_backup_status,
+    "baggage_rules": tool_baggage_rules,
+    "best_listing": tool_best_listing,
+    "bibliography": tool_bibliography,
+    "boarding_pass": tool_boarding_pass,
+    "book_flight": tool_book_flight,
     "book_hotel": tool_book_hotel,
+    "booking_receipt": tool_booking_receipt,
+    "calorie_target": tool_calorie_target,
+    "cancellation_policy": tool_cancellation_policy,
     "chart_prices": tool_chart_prices,
+    "cheapest_offer": tool_cheapest_offer,
+    "checkout": tool_checkout,
+    "city_center": tool_city_center,
+    "climate_summary": tool_climate_summary,
     "commute_estimate": tool_commute_estimate,
+    "company_news": tool_company_news,
+    "company_profile": tool_company_profile,
+    "compare_prices": tool_compare_prices,
+    "comparison_table": tool_comparison_table,
+    "compose_email": tool_compose_email,
+    "compress_files": tool_compress_files,
+    "conference_deadlines": tool_conference_deadlines,
+    "contact_lookup": tool_contact_lookup,
+    "convert_budget": tool_convert_budget,
+    "convert_quote": tool_convert_quote,
+    "count_workdays": tool_count_workdays,
+    "create_event": tool_create_event,
+    "crypto_price": tool_crypto_price,
+    "current_time": tool_current_time,
+    "current_weather": tool_current_weather,
+    "day_of_week": tool_day_of_week,
+    "dividend_history": tool_dividend_history,
+    "draft_itinerary": tool_draft_itinerary,
+    "driving_route": tool_driving_route,
     "earnings_report": tool_earnings_report,
+    "elevation": tool_elevation,
+    "exchange_rate": tool_exchange_rate,
+    "export_pdf": tool_export_pdf,
+    "extract_links": tool_extract_links,
+    "fact_check": tool_fact_check,
+    "fetch_page": tool_fetch_page,
+    "file_metadata": tool_file_metadata,
+    "find_free_slot": tool_find_free_slot,
     "find_recipes": tool_find_recipes,
     "first_free_day": tool_first_free_day,
+    "flight_status": tool_flight_status,
     "geocode": tool_geocode,
     "get_air_quality": tool_get_air_quality,
     "get_forecast": tool_get_forecast,
+    "headline_sentiment": tool_headline_sentiment,
+    "hotel_amenities": tool_hotel_amenities,
+    "hotel_reviews": tool_hotel_reviews,
+    "housing_prices": tool_housing_prices,
+    "housing_trend": tool_housing_trend,
+    "image_search": tool_image_search,
+    "inbox_search": tool_inbox_search,
+    "inflation_rate": tool_inflation_rate,
+    "interest_rate": tool_interest_rate,
+    "investment_report": tool_investment_report,
+    "itinerary_document": tool_itinerary_document,
+    "latest_file": tool_latest_file,
+    "latest_message": tool_latest_message,
+    "league_table": tool_league_table,
+    "list_events": tool_list_events,
+    "list_folder": tool_list_folder,
+    "literature_review": tool_literature_review,
+    "local_currency": tool_local_currency,
+    "local_rate": tool_local_rate,
+    "lookup_ticker": tool_lookup_ticker,
+    "loyalty_points": tool_loyalty_points,
     "make_slides": tool_make_slides,
+    "match_tickets": tool_match_tickets,
+    "match_venue": tool_match_venue,
+    "meal_plan": tool_meal_plan,
+    "meeting_time": tool_meeting_time,
+    "mortgage_quote": tool_mortgage_quote,
+    "moving_average": tool_moving_average,
     "nearby_hospitals": tool_nearby_hospitals,
+    "nearby_restaurants": tool_nearby_restaurants,
     "nearby_schools": tool_nearby_schools,
+    "nearby_shopping": tool_nearby_shopping,
+    "nearest_airport": tool_nearest_airport,
+    "news_brief": tool_news_brief,
+    "news_search": tool_news_search,
+    "news_timeline": tool_news_timeline,
+    "next_match": tool_next_match,
+    "nutrition_facts": tool_nutrition_facts,
+    "order_groceries": tool_order_groceries,
+    "paper_abstract": tool_paper_abstract,
+    "paper_citations": tool_paper_citations,
+    "pick_recipe": tool_pick_recipe,
+    "player_stats": tool_player_stats,
+    "podcast_search": tool_podcast_search,
+    "pollen_count": tool_pollen_count,
+    "portfolio_risk": tool_portfolio_risk,
     "price_history": tool_price_history,
+    "price_tracker": tool_price_tracker,
+    "product_reviews": tool_product_reviews,
+    "property_listings": tool_property_listings,
+    "property_location": tool_property_location,
+    "qr_code": tool_qr_code,
+    "rate_history": tool_rate_history,
+    "rate_trend": tool_rate_trend,
+    "read_file": tool_read_file,
+    "related_queries": tool_related_queries,
+    "rental_yield": tool_rental_yield,
+    "reply_draft": tool_reply_draft,
+    "reverse_geocode": tool_reverse_geocode,
+    "route_traffic": tool_route_traffic,
+    "save_file": tool_save_file,
+    "search_flights": tool_search_flights,
     "search_hotels": tool_search_hotels,
+    "search_papers": tool_search_papers,
+    "search_products": tool_search_products,
+    "seasonal_produce": tool_seasonal_produce,
+    "seat_map": tool_seat_map,
+    "send_email": tool_send_email,
+    "send_invite": tool_send_invite,
+    "send_sms": tool_send_sms,
+    "set_reminder": tool_set_reminder,
+    "share_link": tool_share_link,
+    "shopping_list": tool_shopping_list,
+    "static_map": tool_static_map,
     "stock_quote": tool_stock_quote,
+    "summarize_news": tool_summarize_news,
+    "summarize_page": tool_summarize_page,
     "summarize_results": tool_summarize_results,
+    "summarize_thread": tool_summarize_thread,
+    "summary_slides": tool_summary_slides,
+    "team_schedule": tool_team_schedule,
+    "ticker_quote": tool_ticker_quote,
+    "timezone_of": tool_timezone_of,
+    "top_cited": tool_top_cited,
+    "top_headlines": tool_top_headlines,
+    "track_order": tool_track_order,
+    "translate_headlines": tool_translate_headlines,
+    "translate_summary": tool_translate_summary,
+    "trending_topics": tool_trending_topics,
+    "trip_forecast": tool_trip_forecast,
     "upcoming_holidays": tool_upcoming_holidays,
+    "upload_archive": tool_upload_archive,
+    "uv_index": tool_uv_index,
+    "volatility": tool_volatility,
+    "weather_alerts": tool_weather_alerts,
     "web_search": tool_web_search,
+    "weekly_outlook": tool_weekly_outlook,
+    "wine_pairing": tool_wine_pairing,
+    "word_count": tool_word_count,
+    "world_clock": tool_world_clock,
     "write_report": tool_write_report,
 }

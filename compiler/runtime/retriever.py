@@ -1,0 +1,327 @@
+"""PlanBench-XL's tool retriever (appendix B.6): request phrases -> datatypes -> typed tools.
+
+An agent asks for tools in one of three modes: by the information it wants (output-conditioned),
+by the information it holds (input-conditioned, one or two phrases), or both. Each phrase is
+resolved to exactly one datatype by a light sparse encoder (`SparseEncoder`: TF-IDF over word
+unigrams, word bigrams and character trigrams of every datatype's name, aliases and description;
+the best cosine over a datatype's texts wins, so "phone number for the user account" still finds
+`phone`). There is no threshold: some datatype always wins, as in the paper's retriever.
+
+Tools are then matched exactly on their typed interface, over the executable (baseline) tools
+only: an output request matches every tool producing that datatype, whatever its arity; an input
+request matches tools whose input set equals the requested set; a combined request needs both.
+The list returned is capped at `CAP` tools: the executable matches first (by name), each blocked
+one replaced in place by its blocker siblings (appendix B.9.1), then noisy siblings of the matched
+tools, taken round-robin over the matched tools so distractors spread evenly. When nothing
+matches, a note says that no single tool does this and that a path through intermediate
+information may still exist.
+
+The index is built once per bundle (`for_bundle`) and answers a request without touching the
+bundle again (benchmarks/retrieval_speed.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from attrs import define, field
+
+#: The most tools one retrieval returns (Λ_cap of appendix B.6).
+CAP = 30
+
+#: The most phrases an input-conditioned request may hold (the release's retriever schema).
+MAX_INPUT_PHRASES = 2
+
+NOTES = {
+    "output": "No tool returns that information directly; it may be reachable in several steps "
+    "through intermediate information.",
+    "inputs": "No single tool takes exactly that information as its inputs; try fewer or other "
+    "inputs, or ask by the information you want.",
+    "io": "No single tool maps that input to that output directly; a multi-step path through "
+    "intermediate information may still exist.",
+}
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def features(text: str) -> dict[str, int]:
+    """Return the sparse feature counts of a text: words, word bigrams, character trigrams."""
+    words = _WORD.findall(text.lower().replace("_", " "))
+    out: dict[str, int] = defaultdict(int)
+    for w in words:
+        out["w:" + w] += 1
+    for a, b in zip(words, words[1:], strict=False):
+        out["b:" + a + " " + b] += 1
+    padded = "  " + " ".join(words) + "  "
+    for i in range(len(padded) - 2):
+        out["c:" + padded[i : i + 3]] += 1
+    return out
+
+
+@define
+class SparseEncoder:
+    """TF-IDF vectors over a fixed set of labelled texts, with an inverted index for search."""
+
+    labels: list[str]
+    idf: dict[str, float]
+    postings: dict[str, list[tuple[int, float]]]
+
+    @classmethod
+    def fit(cls, texts: Iterable[tuple[str, str]]) -> SparseEncoder:
+        """Index (label, text) pairs; a label may own several texts."""
+        pairs = [(label, features(text)) for label, text in texts]
+        pairs = [(label, f) for label, f in pairs if f]
+        df: dict[str, int] = defaultdict(int)
+        for _, f in pairs:
+            for key in f:
+                df[key] += 1
+        n = len(pairs)
+        idf = {k: math.log((1 + n) / (1 + d)) + 1.0 for k, d in df.items()}
+        postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for i, (_, f) in enumerate(pairs):
+            weights = {k: c * idf[k] for k, c in f.items()}
+            norm = math.sqrt(sum(w * w for w in weights.values()))
+            for k, w in weights.items():
+                postings[k].append((i, w / norm))
+        return cls([label for label, _ in pairs], idf, dict(postings))
+
+    def best(self, text: str) -> str | None:
+        """Return the label of the text most similar to `text` (ties: the smaller label), or
+        None when `text` shares no feature with any indexed text."""
+        scores: dict[int, float] = defaultdict(float)
+        for k, c in features(text).items():
+            posting = self.postings.get(k)
+            if posting is None:
+                continue
+            w = c * self.idf[k]
+            for i, v in posting:
+                scores[i] += w * v
+        if not scores:
+            return None
+        by_label: dict[str, float] = {}
+        for i, s in scores.items():
+            label = self.labels[i]
+            if s > by_label.get(label, -1.0):
+                by_label[label] = s
+        return min(by_label, key=lambda label: (-round(by_label[label], 12), label))
+
+
+def datatype_texts(datatypes: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """Return (datatype, text) pairs to index: each name, its aliases and its description."""
+    out = []
+    for d in datatypes:
+        name = d.get("name")
+        if not isinstance(name, str):
+            continue
+        texts = [name, *(a for a in d.get("aliases") or [] if isinstance(a, str))]
+        if isinstance(d.get("description"), str) and d["description"]:
+            texts.append(d["description"])
+        out.extend((name, t) for t in texts)
+    return out
+
+
+@define
+class Request:
+    """A retrieval request read from an action: its mode and phrases."""
+
+    mode: str  # "output" | "inputs" | "io"
+    output: str | None
+    inputs: list[str] | None
+
+
+def read_request(action: Mapping[str, Any]) -> Request | str:
+    """Read a retrieval action, or return the error message for a malformed one.
+
+    Two spellings are accepted: `{"type": "retrieve", "output": phrase, "inputs": [phrases]}`
+    (either or both), and the release's `{"meta_tool": "by_output_info" | "by_inputs" |
+    "by_io_info", "output_information": phrase, "input_information": [phrases]}`.
+    """
+    meta = action.get("meta_tool")
+    output = action.get("output", action.get("output_information"))
+    inputs = action.get("inputs", action.get("input_information"))
+    if meta is not None:
+        wanted = {"by_output_info": (True, False), "by_inputs": (False, True)}.get(
+            meta, (True, True) if meta == "by_io_info" else None
+        )
+        if wanted is None:
+            return "meta_tool is one of by_output_info, by_inputs, by_io_info"
+        if wanted[0] and output is None:
+            return f"{meta} needs output_information"
+        if wanted[1] and inputs is None:
+            return f"{meta} needs input_information"
+        output = output if wanted[0] else None
+        inputs = inputs if wanted[1] else None
+    if output is None and inputs is None:
+        return "a retrieval names an output, inputs, or both"
+    if output is not None and (not isinstance(output, str) or not output.strip()):
+        return "a retrieval output is one non-empty phrase"
+    if inputs is not None and (
+        not isinstance(inputs, list)
+        or not 1 <= len(inputs) <= MAX_INPUT_PHRASES
+        or not all(isinstance(i, str) and i.strip() for i in inputs)
+    ):
+        return f"retrieval inputs are a list of 1 to {MAX_INPUT_PHRASES} non-empty phrases"
+    mode = "io" if output is not None and inputs is not None else "output" if output else "inputs"
+    return Request(mode, output, inputs)
+
+
+@define
+class Retrieved:
+    """One retrieval's answer: the tools shown, what the phrases resolved to, and a note."""
+
+    tools: list[str]
+    output: str | None
+    inputs: list[str] | None
+    note: str | None
+    blocked: list[str] = field(factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "matched": {"output": self.output, "inputs": self.inputs},
+            "note": self.note,
+            "blocked": list(self.blocked),
+            "count": len(self.tools),
+        }
+
+
+@define
+class Retriever:
+    """The typed index of one bundle's tools, with the datatype resolver."""
+
+    encoder: SparseEncoder
+    exact: dict[str, str]
+    by_output: dict[str, list[str]]
+    by_inputs: dict[frozenset[str], list[str]]
+    signature: dict[str, tuple[frozenset[str], str]]
+    noisy: dict[str, list[str]]
+    blockers: dict[str, list[str]]
+    kind_of: dict[str, str]
+    cache: dict[str, str] = field(factory=dict)
+
+    @classmethod
+    def build(
+        cls, datatypes: list[Mapping[str, Any]], tools: Mapping[str, Mapping[str, Any]]
+    ) -> Retriever:
+        """Index the datatypes' texts and the tools' typed interfaces.
+
+        Executable tools are those without a `baseline`; siblings are grouped under their
+        baseline by `kind` (`noisy` or `blocker`), in the bundle's order.
+        """
+        texts = datatype_texts(datatypes)
+        exact: dict[str, str] = {}
+        for name, text in texts:
+            exact.setdefault(" ".join(_WORD.findall(text.lower().replace("_", " "))), name)
+        for name, _ in texts:  # a datatype's own name always resolves to it
+            exact[" ".join(_WORD.findall(name.lower().replace("_", " ")))] = name
+        by_output: dict[str, list[str]] = defaultdict(list)
+        by_inputs: dict[frozenset[str], list[str]] = defaultdict(list)
+        signature = {}
+        noisy: dict[str, list[str]] = defaultdict(list)
+        blockers: dict[str, list[str]] = defaultdict(list)
+        kind_of: dict[str, str] = {}
+        for name in sorted(tools):
+            spec = tools[name]
+            base = spec.get("baseline")
+            if base is not None:
+                kind_of[name] = str(spec.get("sibling"))
+                (blockers if spec.get("kind") == "blocker" else noisy)[base].append(name)
+                continue
+            ins = frozenset(p["datatype"] for p in spec.get("params", []))
+            for out in spec.get("outputs", []):
+                by_output[out].append(name)
+                signature[name] = (ins, out)
+            by_inputs[ins].append(name)
+        order = {n: i for i, n in enumerate(tools)}  # siblings in the bundle's order
+        for groups in (noisy, blockers):
+            for members in groups.values():
+                members.sort(key=order.__getitem__)
+        return cls(
+            SparseEncoder.fit(texts),
+            exact,
+            dict(by_output),
+            dict(by_inputs),
+            signature,
+            dict(noisy),
+            dict(blockers),
+            kind_of,
+        )
+
+    def resolve(self, phrase: str) -> str | None:
+        """Return the datatype a phrase means: an exact name or alias, else the top-1 match."""
+        hit = self.cache.get(phrase)
+        if hit is not None:
+            return hit
+        key = " ".join(_WORD.findall(phrase.lower().replace("_", " ")))
+        found = self.exact.get(key) or self.encoder.best(phrase)
+        if found is not None and len(self.cache) < 4096:
+            self.cache[phrase] = found
+        return found
+
+    def matches(self, output: str | None, inputs: list[str] | None) -> list[str]:
+        """Return the executable tools whose typed interface satisfies the request, by name."""
+        if inputs is not None:
+            found = self.by_inputs.get(frozenset(inputs), [])
+            if output is not None:
+                found = [t for t in found if self.signature[t][1] == output]
+            return list(found)
+        return list(self.by_output.get(output, [])) if output is not None else []
+
+    def retrieve(
+        self,
+        request: Request,
+        blocked: frozenset[str] = frozenset(),
+        cap: int = CAP,
+        siblings: frozenset[str] | None = None,
+    ) -> Retrieved:
+        """Answer a request: executable matches (blocked ones swapped for their blocker
+        siblings, only those named in `siblings` when given), then noisy siblings round-robin,
+        at most `cap` tools in all."""
+        output = self.resolve(request.output) if request.output is not None else None
+        inputs = (
+            sorted({d for d in (self.resolve(p) for p in request.inputs) if d is not None})
+            if request.inputs is not None
+            else None
+        )
+        if (request.output is not None and output is None) or (
+            request.inputs is not None and not inputs
+        ):
+            return Retrieved([], output, inputs, NOTES[request.mode])
+        matched = self.matches(output, inputs)
+        primaries: list[str] = []
+        hit = []
+        for name in matched:
+            if name in blocked:
+                hit.append(name)
+                primaries.extend(
+                    b
+                    for b in self.blockers.get(name, [])
+                    if siblings is None or self.kind_of[b] in siblings
+                )
+            else:
+                primaries.append(name)
+        shown = primaries[:cap]
+        pools = [list(self.noisy.get(name, [])) for name in matched]
+        while len(shown) < cap and any(pools):
+            for pool in pools:
+                if pool and len(shown) < cap:
+                    shown.append(pool.pop(0))
+        return Retrieved(shown, output, inputs, None if matched else NOTES[request.mode], hit)
+
+
+_INDEX: dict[tuple[str, str], Retriever] = {}
+
+
+def for_bundle(bundle: Any) -> Retriever:
+    """Return the retriever of a loaded bundle, built on first use and kept for the process."""
+    key = (str(bundle.root), bundle.manifest_sha256)
+    found = _INDEX.get(key)
+    if found is None:
+        if len(_INDEX) > 16:
+            _INDEX.clear()
+        found = Retriever.build(bundle.scenario.get("datatypes", []), bundle.tools)
+        _INDEX[key] = found
+    return found

@@ -1,0 +1,256 @@
+"""Episodes played over a protocol: calls that arrive one by one, grouped into turns.
+
+In-process agents hand `Env` a whole turn at once (`{"type": "parallel", "calls": [...]}`). A
+client speaking MCP sends one request per call instead, so the server has to decide which calls
+form a turn. The rule, in order:
+
+1. a call carrying `_meta["scn/turn"]` belongs to the turn of that label (a new label opens a
+   new turn), so a client can state its schedule exactly;
+2. otherwise a call that arrives while another call of the episode is still in flight joins
+   that call's turn, and one that arrives when nothing is in flight opens a new turn. A client
+   that waits for each answer before the next call is therefore strictly sequential, and one
+   that sends several requests together is parallel. Each call stays in flight for its tool's
+   latency times `latency_scale` (0 answers at once), which is what makes concurrent requests
+   overlap.
+
+Every call of a turn is checked against what the agent held when the turn opened, exactly as
+`Env` checks a parallel batch: a dependent call sent in the same turn as its producer fails
+visibly ("input ... is not held yet"). Outputs become usable from the next turn on. When the
+episode ends (final answer, or the server stops) its trajectory is one `scn-trajectory/1` record
+with one step per turn, so `scn score` reads it like any in-process run.
+
+A bundle's blockers apply per turn exactly as `Env.step` applies them per action (`--blocker
+NAME --blocks N`): the planned event fires at its turn (a ban fails the turn's first call, a
+server outage fails every call of the turn to that server, a slowed tool answers later from then
+on), and the ground truth is re-solved after it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from compiler.runtime import blockers as bl
+from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.env import CallResult, Env
+from compiler.runtime.run import SCHEMA, settings
+
+#: Turns an MCP episode may take before further calls are refused.
+MAX_TURNS = 200
+
+
+class Episode:
+    """One task played by one MCP client (or several clients sharing an episode key)."""
+
+    def __init__(
+        self,
+        bundle: LoadedBundle,
+        task_id: str,
+        key: str,
+        agent: str,
+        blocker: str | None = None,
+        blocks: int = 0,
+    ) -> None:
+        self.bundle = bundle
+        self.key = key
+        self.agent = agent
+        self.env = Env(bundle, task_id, max_steps=MAX_TURNS, blocker=blocker, blocks=blocks)
+        self.env.reset()
+        self.firing = False  #: the open turn is the one the next blocker event fires at
+        self.snapshot: dict[str, str] = dict(self.env.held)
+        self.pending: dict[str, str] = {}
+        self.turn_calls: list[dict[str, Any]] = []
+        self.turn_results: list[CallResult] = []
+        self.turn_label: Any = None
+        self.in_flight = 0
+        self.closed = False
+
+    # ------------------------------------------------------------ turns
+    def _close_turn(self) -> None:
+        """Record the open turn as one step and make its outputs usable."""
+        if not self.turn_calls:
+            return
+        calls = self.turn_calls
+        action = (
+            {"type": "call", **calls[0]}
+            if len(calls) == 1
+            else {"type": "parallel", "calls": calls}
+        )
+        results = self.turn_results
+        env = self.env
+        env.end_round(results)
+        env.down = None
+        env.segments[-1]["calls"] += sum(1 for r in results if r.valid and r.ok and r.trusted)
+        env.call_steps += 1
+        self.snapshot.update(self.pending)
+        self.pending = {}
+        env.held = dict(self.snapshot)
+        if self.firing:  # as Env.step does: the event applies after its turn, then re-plans
+            env.fire(results)
+            self.snapshot = dict(env.held)  # an event may change the task and what is held
+            self.firing = False
+        self.env.steps.append(
+            {
+                "index": len(self.env.steps),
+                "action": action,
+                "results": [self._result_dict(r) for r in results],
+                "cost": round(sum(r.cost for r in results), 6),
+                "error": None,
+                "violations": [],
+                "feedback": None,
+                "time_ms": 0.0,
+            }
+        )
+        self.turn_calls, self.turn_results, self.turn_label = [], [], None
+
+    def _result_dict(self, r: CallResult) -> dict[str, Any]:
+        out = r.to_dict()
+        if r.valid and "latency_ms" not in out:
+            latency = self.bundle.tools[r.tool].get("latency_ms")
+            if isinstance(latency, int | float):
+                out["latency_ms"] = latency
+        return out
+
+    def call(self, tool: str, args: Any, label: Any = None) -> CallResult:
+        """Run one call in the right turn and return its result (never raises).
+
+        The caller must call `finish_call()` once the call's simulated latency has passed.
+        """
+        if self.closed or self.env.done:
+            return CallResult(str(tool), False, False, error="the episode is over")
+        if label is not None:
+            if self.turn_calls and label != self.turn_label:
+                self._close_turn()
+        elif self.in_flight == 0:
+            self._close_turn()
+        env = self.env
+        first = not self.turn_calls
+        if first:
+            if len(env.steps) >= MAX_TURNS:
+                return CallResult(str(tool), False, False, error=f"more than {MAX_TURNS} turns")
+            self.turn_label = label
+            self.open_turn(tool)
+        env.held = dict(self.snapshot)  # every call of a turn sees the turn's start state
+        checked = env.check(tool, args)
+        if first and self.firing and env.rule and env.rule["effect"] == "ban" and checked.valid:
+            result = env.ban(checked)
+        else:
+            result = env.guarded(checked, [checked], [], args) if checked.valid else checked
+        if result.ok and result.trusted and result.output is not None:
+            self.pending[result.output] = result.value or ""
+        self.env.held = dict(self.snapshot)
+        self.turn_calls.append({"tool": str(tool), "args": args if isinstance(args, dict) else {}})
+        self.turn_results.append(result)
+        self.in_flight += 1
+        return result
+
+    def open_turn(self, tool: Any) -> None:
+        """Start a turn: is it the one a planned blocker event fires at (as in `Env.step`)?"""
+        env = self.env
+        self.firing = (
+            env.trigger_at is not None
+            and env.call_steps == env.trigger_at
+            and len(env.events) < env.blocks
+        )
+        if self.firing and env.rule is not None and env.rule["effect"] == "server_down":
+            env.down = bl.outage_server(env.rule, self.bundle.tools, tool)
+
+    def latency_ms(self, tool: str) -> float:
+        """The call's latency in this episode (a `slow` blocker may have stretched it)."""
+        base = self.bundle.tools[tool].get("latency_ms") or 0.0
+        return base * self.env.slowed.get(tool, 1.0)
+
+    def finish_call(self) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+
+    def answer(self, text: str) -> dict[str, Any]:
+        """End the episode with a final answer; return its outcome."""
+        self._close_turn()
+        self.env.step({"type": "answer", "answer": str(text)})
+        self.closed = True
+        return self.env.outcome()
+
+    def record(self, bundle_path: str, transport: str) -> dict[str, Any]:
+        """Return the episode's trajectory record (closing an open turn first)."""
+        self._close_turn()
+        self.closed = True
+        return {
+            "schema": SCHEMA,
+            "bundle": {
+                "path": bundle_path,
+                "manifest_sha256": self.bundle.manifest_sha256,
+                "domain": self.bundle.manifest["scenario"]["domain"],
+                "scenario": self.bundle.manifest["scenario"]["name"],
+            },
+            "task": self.env.task_id,
+            "agent": self.agent,
+            "settings": {
+                **settings(MAX_TURNS, 0, self.env.blocker, self.env.blocks),
+                "transport": transport,
+                "episode": self.key,
+            },
+            "steps": self.env.steps,
+            "outcome": self.env.outcome(),
+        }
+
+
+class Episodes:
+    """Every episode of one server process, keyed by (task, episode key), and the log they go to.
+
+    Finished episodes are appended to the log at once (one JSON line each, flushed); episodes
+    still open when the server stops are written by `close()`.
+    """
+
+    def __init__(
+        self,
+        bundle: LoadedBundle,
+        log: Path | None,
+        transport: str,
+        blocker: str | None = None,
+        blocks: int = 0,
+    ) -> None:
+        self.bundle = bundle
+        self.log = log
+        self.transport = transport
+        self.blocker = blocker
+        self.blocks = blocks
+        self.open: dict[tuple[str, str], Episode] = {}
+        self.lock = threading.Lock()
+        if log is not None:
+            log.parent.mkdir(parents=True, exist_ok=True)
+
+    def get(self, task_id: str, key: str, agent: str) -> Episode:
+        """Return the open episode for (task, key), starting it on first use.
+
+        Raises:
+            ScnDataError: the bundle has no such task.
+        """
+        found = self.open.get((task_id, key))
+        if found is None:
+            found = self.open[(task_id, key)] = Episode(
+                self.bundle, task_id, key, agent, self.blocker, self.blocks
+            )
+        return found
+
+    def finish(self, episode: Episode) -> None:
+        """Write a finished episode and forget it (a later call with its key starts anew)."""
+        self.open.pop((episode.env.task_id, episode.key), None)
+        self._write(episode)
+
+    def _write(self, episode: Episode) -> None:
+        if self.log is None:
+            return
+        record = episode.record(str(self.bundle.root), self.transport)
+        line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+        with self.lock, self.log.open("a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+
+    def close(self) -> None:
+        """Write every episode still open (the server is stopping)."""
+        for episode in list(self.open.values()):
+            if episode.env.steps or episode.turn_calls:  # a session that did something
+                self._write(episode)
+        self.open.clear()

@@ -1,0 +1,99 @@
+"""Compile-time feasibility of a task's constraints (part of the solve stage).
+
+A task that carries constraints (CCTU's cases) gets a reference trajectory: its ground-truth
+calls round by round, then an answer composed to keep its response constraints. The trajectory is
+replayed through the runtime's own checker (`compiler.runtime.constraints.Checker`); any violation
+is a compile error located at the task's generator, naming the constraint, the step and what broke.
+So every task that compiles is proved keepable, as CCTU's construction requires.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from compiler.diagnostics import Collector
+from compiler.runtime.constraints import CATEGORIES, Checker
+from compiler.runtime.reference import compose_answer, reference_actions, replay
+from compiler.runtime.toolset import datatype_schemas
+from compiler.scenario import GroundTruth, Scenario, TaskConstraint, TaskDef
+
+
+def constraint_record(c: TaskConstraint) -> dict[str, Any]:
+    """Return a task constraint as `tasks.jsonl` holds it (and the runtime reads it)."""
+    return {
+        "name": c.name,
+        "kind": c.kind,
+        "category": CATEGORIES.get(c.kind, c.kind),
+        "dimension": c.dimension,
+        "scope": c.scope,
+        "values": dict(c.values),
+        "message": c.message,
+    }
+
+
+def _context(scenario: Scenario) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return the tools as the bundle records them and the datatype schemas."""
+    from compiler.stages.emit import tool_record
+
+    tools = {t.name: tool_record(t) for t in scenario.tools}
+    types = datatype_schemas(
+        {
+            "enums": {e.name: {"members": list(e.members)} for e in scenario.enums},
+            "datatypes": [
+                {"name": d.name, "value_type": d.value_type, "enum": d.enum}
+                for d in scenario.datatypes
+            ],
+        }
+    )
+    return tools, types
+
+
+def with_references(
+    scenario: Scenario,
+    truths: list[GroundTruth],
+    records: dict[str, dict[str, str]],
+    errors: Collector,
+) -> list[GroundTruth]:
+    """Return the truths, each task with constraints given its proved reference trajectory."""
+    tools, types = _context(scenario)
+    return [
+        with_reference(task, truth, tools, types, records, errors)
+        if task.constraints is not None
+        else truth
+        for task, truth in zip(scenario.tasks, truths, strict=True)
+    ]
+
+
+def with_reference(
+    task: TaskDef,
+    truth: GroundTruth,
+    tools: dict[str, Any],
+    types: dict[str, Any],
+    records: dict[str, dict[str, str]],
+    errors: Collector,
+) -> GroundTruth:
+    """Return `truth` with the task's reference trajectory, or record why it breaks a
+    constraint in `errors`."""
+    if not truth.reachable:
+        return truth
+    values = records.get(task.record, {})
+    constraints = [constraint_record(c) for c in task.constraints or ()]
+    layers = [list(layer) for layer in truth.layers] or [[t] for t in truth.path]
+    reply = compose_answer([values.get(g, "") for g in task.goals], constraints)
+    actions = reference_actions(layers, tools, values, types, reply)
+    visible = list(task.tools) or list(tools)
+    problems = replay(Checker(constraints, types, visible), actions, tools)
+    if problems:
+        step, v = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        where = next((c.span for c in task.constraints or () if c.name == v["constraint"]), None)
+        errors.error(
+            f"task '{task.id}' cannot keep constraint '{v['constraint']}': its reference "
+            f"trajectory breaks it at step {step + 1} of {len(actions)}: {v['message']}{more}",
+            where or task.span,
+            code="infeasible",
+        )
+        return truth
+    return attrs.evolve(truth, reference=tuple(actions))

@@ -1,0 +1,113 @@
+"""The TravelPlanner plugin: validator kinds, query generator, sandbox emitter, greedy agent.
+
+Registered through the `scn` entry-point group like any third-party plugin; the scenario itself
+is `domains/travel/travelplanner.scn`, in the built-in `travel` domain.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from plugins import hookimpl
+from plugins.travelplanner import queries, sandbox
+from plugins.travelplanner.validators import KINDS
+from plugins.travelplanner.world import World
+
+#: The bundle file that tells the runtime which module answers the sandbox tools and plans.
+WORLD_FILE = "world.json"
+
+
+def travelplanner_queries(
+    ctx: Any, scale: float = 1.0, split: str = "all", mode: str = "two_stage"
+) -> list[Any]:
+    """Every query of `split` with its reference plan, drawn over the sandbox of the compile
+    seed at `scale` (1.0: the released table sizes and the 1,225 queries of the three splits).
+
+    `prompt` is the query text; in `sole_planning` mode it is followed by the reference
+    information (the paper's second setting, where the agent plans without tools)."""
+    from compiler.evaluate import Record
+
+    if mode not in ("two_stage", "sole_planning"):
+        raise ValueError(f"mode is two_stage or sole_planning, not {mode!r}")
+    out = []
+    for q in queries.generate(int(ctx.seed), float(scale), str(split)):
+        prompt = q["text"]
+        if mode == "sole_planning":
+            reference = json.dumps(q["reference"], ensure_ascii=False, separators=(",", ":"))
+            prompt += f" Reference information (JSON): {reference}"
+        out.append(
+            Record.of(
+                {
+                    **q,
+                    "prompt": prompt,
+                    "level": q["query"]["level"],
+                    "days": q["query"]["days"],
+                    "sandbox": {"seed": int(ctx.seed), "scale": float(scale)},
+                }
+            )
+        )
+    return out
+
+
+def _lines(rows: Any) -> bytes:
+    return b"".join(
+        json.dumps(r, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+        for r in rows
+    )
+
+
+def emit_sandbox(solved: Any) -> dict[str, bytes]:
+    """Write the sandbox tables and `world.json` into a bundle whose tasks name a sandbox."""
+    for task in solved.scenario.tasks:
+        info = dict(task.info)
+        if isinstance(info.get("sandbox"), dict):
+            spec = info["sandbox"]
+            break
+    else:
+        return {}
+    box = sandbox.build(int(spec["seed"]), float(spec["scale"]))
+    files = {f"sandbox/{name}.jsonl": _lines(rows) for name, rows in box.tables().items()}
+    served = {t.name: t.internal_name for t in solved.scenario.tools if t.internal_name}
+    world = {
+        "module": World.__module__,
+        "sandbox": {"seed": box.seed, "scale": box.scale, "records": box.size()},
+        "tools": dict(sorted(served.items())),
+    }
+    files[WORLD_FILE] = json.dumps(world, indent=2, sort_keys=True).encode() + b"\n"
+    return files
+
+
+@hookimpl
+def scn_register_validator_kinds(register: Any) -> None:
+    for name, (check, params, doc) in sorted(KINDS.items()):
+        register(name, params=params, check=check, doc=doc, optional=tuple(params))
+
+
+@hookimpl
+def scn_register_generators(register: Any) -> None:
+    register(
+        "travelplanner_queries",
+        travelplanner_queries,
+        doc="TravelPlanner queries with reference plans over a generated sandbox",
+    )
+
+
+@hookimpl
+def scn_register_agents(register: Any) -> None:
+    from plugins.travelplanner.greedy import GreedyPlanner
+
+    register(
+        "tp-greedy",
+        lambda seed=0: GreedyPlanner(seed),
+        doc="TravelPlanner's greedy search: cheapest leg, meal and stay from the search tools",
+    )
+
+
+@hookimpl
+def scn_register_emitters(register: Any) -> None:
+    register(
+        "travelplanner-sandbox",
+        emit_sandbox,
+        doc="the TravelPlanner sandbox tables and world.json (only for bundles that use one)",
+    )

@@ -1,0 +1,374 @@
+"""`scn serve --mcp`: the official MCP client against our servers, over HTTP and stdio.
+
+Every server here is a real process (`scn serve`) on a free loopback port or on a pipe, started
+and stopped by the test. Expected answers come from the bundle's ground truth (computed by the
+compiler's solver), never from the serving code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+from compiler.regenerate import ROOT  # noqa: E402
+from compiler.runtime.bundle import LoadedBundle  # noqa: E402
+from compiler.runtime.run import read_trajectories  # noqa: E402
+from compiler.scoring.families import load_truth, score_records  # noqa: E402
+from compiler.serve.mcp_server import server_tools  # noqa: E402
+
+BUNDLE = ROOT / "multi_mcp-servers"
+SCN = Path(sys.executable).parent / "scn"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _scn() -> list[str]:
+    found = str(SCN) if SCN.exists() else shutil.which("scn")
+    if found is None:
+        pytest.skip("the scn console script is not installed")
+    return [found]
+
+
+@pytest.fixture(scope="module")
+def bundle() -> LoadedBundle:
+    return LoadedBundle.load(BUNDLE)
+
+
+@contextlib.contextmanager
+def serving(folder: Path, *extra: str) -> Iterator[dict[str, Any]]:
+    """A `scn serve --transport http` process on a free loopback port, and its log file."""
+    log, errors = folder / "served.jsonl", folder / "stderr.txt"
+    port = _free_port()
+    args = ["serve", str(BUNDLE), "--mcp", "--transport", "http", "--port", str(port)]
+    args += ["--log", str(log), *extra]
+    stderr = errors.open("wb")
+    process = subprocess.Popen([*_scn(), *args], stderr=stderr)
+    try:
+        for _ in range(300):  # up to 30 s for the process to start listening
+            if process.poll() is not None:
+                raise AssertionError(errors.read_text())
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("scn serve did not start listening")
+        yield {"url": f"http://127.0.0.1:{port}", "log": log, "process": process}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        stderr.close()
+
+
+@pytest.fixture(scope="module")
+def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    with serving(tmp_path_factory.mktemp("mcp"), "--latency-scale", "0") as server:
+        yield server
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(coroutine)
+
+
+def args_for(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str, str]:
+    return {p["name"]: held[p["datatype"]] for p in bundle.tools[tool]["params"]}
+
+
+async def play_layers(
+    client: Client, bundle: LoadedBundle, task: dict[str, Any], parallel: bool
+) -> list[Any]:
+    """Play a task's ground-truth layers: one labelled turn per layer (parallel) or one call at
+    a time (sequential); return every result."""
+    held = dict(task["given"])
+    results = []
+    turn = 0
+    for layer in task["truth"]["layers"]:
+        if parallel:
+            turn += 1
+            calls = [
+                client.call_tool(t, args_for(bundle, t, held), meta={"scn/turn": turn})
+                for t in layer
+            ]
+            batch = await asyncio.gather(*calls)
+        else:
+            batch = [await client.call_tool(t, args_for(bundle, t, held)) for t in layer]
+        for r in batch:
+            assert not r.is_error, r.content[0].text
+            held[r.structured_content["output"]] = r.structured_content["value"]
+        results.extend(batch)
+    answer = " ".join(held[g] for g in task["goals"])
+    done = await client.call_tool("scn_submit_answer", {"answer": answer})
+    assert json.loads(done.content[0].text)["success"] is True
+    return results
+
+
+# --------------------------------------------------------------------------- listing
+
+
+def test_http_lists_every_servers_tools(http: dict[str, Any], bundle: LoadedBundle) -> None:
+    groups = server_tools(bundle)
+    assert len(groups) >= 15 and sum(len(v) for v in groups.values()) >= 140
+
+    async def main() -> None:
+        for name, entries in groups.items():
+            async with Client(f"{http['url']}/mcp/{name}") as client:
+                listed = (await client.list_tools()).tools
+                assert [t.name for t in listed] == [e["name"] for e in entries]
+                for tool, entry in zip(listed, entries, strict=True):
+                    assert tool.input_schema == entry["inputSchema"]
+                    assert tool.description == entry["description"]
+        async with Client(f"{http['url']}/mcp") as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert names == set(bundle.tools) | {"scn_get_task", "scn_submit_answer"}
+        async with Client(f"{http['url']}/mcp/scn") as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert names == {"scn_get_task", "scn_submit_answer"}
+
+    run(main())
+
+
+# --------------------------------------------------------------------------- playing
+
+
+def test_http_calls_get_the_bundles_answers_and_are_scored(
+    http: dict[str, Any], bundle: LoadedBundle
+) -> None:
+    """Every task, played over HTTP twice: in labelled parallel turns and one call at a time."""
+
+    async def main() -> None:
+        for task in bundle.tasks.values():
+            for mode in ("parallel", "sequential"):
+                url = f"{http['url']}/mcp?task={task['id']}&episode={mode}&agent=mcp-{mode}"
+                async with Client(url) as client:
+                    got = json.loads((await client.call_tool("scn_get_task", {})).content[0].text)
+                    assert got == {
+                        "task": task["id"],
+                        "query": task["query"],
+                        "given": task["given"],
+                    }
+                    results = await play_layers(client, bundle, task, mode == "parallel")
+                for r in results:
+                    output = r.structured_content["output"]
+                    assert r.structured_content["value"] == task["truth"]["answer"][output]
+                    assert r.content[0].text == task["truth"]["answer"][output]
+
+    run(main())
+    records = [r for r in read_trajectories(http["log"]) if r["agent"].startswith("mcp-")]
+    table = score_records(records, load_truth(records))
+    parallel, sequential = table["mcp-parallel"], table["mcp-sequential"]
+    n = len(bundle.tasks)
+    assert parallel["episodes"] == sequential["episodes"] == n
+    for row in (parallel, sequential):
+        assert row["completion_rate"] == 1.0 and row["success_rate"] == 1.0
+        assert row["tool_precision"] == 1.0 and row["tool_recall"] == 1.0
+    assert parallel["turn_ratio"] == 1.0
+    assert sequential["turn_ratio"] > 1.0 and sequential["parallel_share"] == 0.0
+    assert parallel["parallel_share"] > 0.0
+    assert sequential["time_ratio"] > parallel["time_ratio"]
+
+
+def test_a_dependent_call_in_its_producers_turn_fails_visibly(
+    http: dict[str, Any], bundle: LoadedBundle
+) -> None:
+    task = next(t for t in bundle.tasks.values() if len(t["truth"]["layers"]) > 1)
+    first, second = task["truth"]["layers"][0], task["truth"]["layers"][1]
+    consumer = second[0]
+    spec = bundle.tools[consumer]
+    needed = {p["datatype"] for p in spec["params"]} - set(task["given"])
+    producer = next(t for t in first if set(bundle.tools[t]["outputs"]) & needed)
+    held = dict(task["given"])
+
+    async def main() -> None:
+        url = f"{http['url']}/mcp?task={task['id']}&episode=same-turn"
+        async with Client(url) as client:
+            made = await client.call_tool(
+                producer, args_for(bundle, producer, held), meta={"scn/turn": 1}
+            )
+            assert not made.is_error
+            held[made.structured_content["output"]] = made.structured_content["value"]
+            early = await client.call_tool(
+                consumer, args_for(bundle, consumer, held), meta={"scn/turn": 1}
+            )
+            assert early.is_error and "is not held yet" in early.content[0].text
+            late = await client.call_tool(
+                consumer, args_for(bundle, consumer, held), meta={"scn/turn": 2}
+            )
+            assert not late.is_error
+
+    run(main())
+
+
+def test_unlabelled_concurrent_calls_form_one_turn(bundle: LoadedBundle, tmp_path: Path) -> None:
+    """A client that knows nothing of scn: concurrent requests are one turn, because every call
+    stays in flight for its tool's (scaled) latency; awaited ones are separate turns."""
+    task = max(bundle.tasks.values(), key=lambda t: len(t["truth"]["layers"][0]))
+    layers = task["truth"]["layers"]
+    assert len(layers[0]) > 1
+
+    async def main(url: str) -> None:
+        held = dict(task["given"])
+        async with Client(f"{url}/mcp?task={task['id']}&agent=plain") as client:
+            for layer in layers:
+                batch = await asyncio.gather(
+                    *(client.call_tool(t, args_for(bundle, t, held)) for t in layer)
+                )
+                for r in batch:
+                    assert not r.is_error, r.content[0].text
+                    held[r.structured_content["output"]] = r.structured_content["value"]
+            answer = " ".join(held[g] for g in task["goals"])
+            await client.call_tool("scn_submit_answer", {"answer": answer})
+
+    # latencies are 20 ms and more, so each call stays in flight for at least 100 ms
+    with serving(tmp_path, "--latency-scale", "5") as server:
+        run(main(server["url"]))
+        (record,) = read_trajectories(server["log"])
+    assert [len(s["results"]) for s in record["steps"] if s["results"]] == [len(x) for x in layers]
+    assert record["outcome"]["success"]
+
+
+# --------------------------------------------------------------------------- malformed requests
+
+
+def test_malformed_requests_get_mcp_errors_and_the_server_keeps_serving(
+    http: dict[str, Any], bundle: LoadedBundle
+) -> None:
+    task = next(iter(bundle.tasks.values()))
+    tool = task["truth"]["layers"][0][0]
+    good = args_for(bundle, tool, task["given"])
+    name = next(iter(good))
+
+    async def main() -> None:
+        url = f"{http['url']}/mcp?task={task['id']}&episode=malformed"
+        async with Client(url) as client:
+            bad_calls = [
+                ("no_such_tool", {}),
+                (tool, {}),  # missing arguments
+                (tool, {**good, "extra": "x"}),
+                (tool, {**good, name: 7}),  # not a string
+                (tool, {name: "x" * 70_000}),  # over the argument limit
+            ]
+            for bad_tool, bad_args in bad_calls:
+                with pytest.raises(MCPError):
+                    await client.call_tool(bad_tool, bad_args)
+            with pytest.raises(MCPError):  # a body over the SDK's 4 MiB limit: HTTP 413
+                await client.call_tool(tool, {name: "y" * (5 * 1024 * 1024)})
+        async with Client(url) as client:
+            result = await client.call_tool(tool, good)
+            assert not result.is_error
+            output = result.structured_content["output"]
+            assert result.structured_content["value"] == task["truth"]["answer"][output]
+        async with Client(f"{http['url']}/mcp/{'weather'}?task=no-such-task") as client:
+            weather = next(t for t in bundle.tools if bundle.tools[t].get("server") == "weather")
+            with pytest.raises(MCPError, match="no-such-task"):
+                await client.call_tool(
+                    weather, {p["name"]: "x" for p in bundle.tools[weather]["params"]}
+                )
+
+    run(main())
+    assert http["process"].poll() is None, "the server is still running"
+
+
+# --------------------------------------------------------------------------- stdio
+
+
+def test_stdio_serves_one_server_and_logs_the_episode(bundle: LoadedBundle, tmp_path: Path) -> None:
+    task = next(t for t in bundle.tasks.values() if len(t["truth"]["path"]) >= 2)
+    groups = server_tools(bundle)
+    log = tmp_path / "stdio.jsonl"
+    command = _scn()
+    tool = task["truth"]["layers"][0][0]
+    server = next(name for name, entries in groups.items() if tool in {e["name"] for e in entries})
+    params = StdioServerParameters(
+        command=command[0],
+        args=[
+            "serve",
+            str(BUNDLE),
+            "--mcp",
+            "--server",
+            server,
+            "--task",
+            task["id"],
+            "--log",
+            str(log),
+        ],
+    )
+
+    async def main() -> None:
+        async with Client(params) as client:
+            listed = [t.name for t in (await client.list_tools()).tools]
+            assert listed == [e["name"] for e in groups[server]]
+            result = await client.call_tool(tool, args_for(bundle, tool, task["given"]))
+            output = result.structured_content["output"]
+            assert result.structured_content["value"] == task["truth"]["answer"][output]
+            with pytest.raises(MCPError):
+                await client.call_tool("no_such_tool", {})
+            with pytest.raises(MCPError):
+                await client.call_tool(tool, {"nope": "1"})
+            again = await client.call_tool(tool, args_for(bundle, tool, task["given"]))
+            assert not again.is_error
+
+    run(main())
+    for _ in range(100):  # the server writes open episodes when its client has gone
+        if log.exists() and log.read_text().strip():
+            break
+        time.sleep(0.1)
+    (record,) = read_trajectories(log)
+    assert record["task"] == task["id"] and record["settings"]["transport"] == "stdio"
+    assert [r["tool"] for s in record["steps"] for r in s["results"]] == [tool, tool]
+    assert record["outcome"]["answer"] is None  # no final answer was given
+
+
+# --------------------------------------------------------------------------- other bundles
+
+
+@pytest.mark.parametrize("name", ["travel-costbench", "retail-planbench"])
+def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) -> None:
+    """Bundles without `server` blocks: every tool under the scenario's name (in-process SDK
+    client, no transport), answering a task's first ground-truth call as the bundle says."""
+    from compiler.serve.mcp_server import Serving
+
+    loaded = LoadedBundle.load(ROOT / name)
+    task = next(iter(loaded.tasks.values()))
+    tool = task["truth"]["path"][0]
+    servers = Serving(loaded, task=task["id"]).servers()
+    scenario = loaded.manifest["scenario"]["name"]
+    assert set(servers) == {"", scenario, "scn"}
+
+    async def main() -> None:
+        async with Client(servers[scenario]) as client:
+            listed = [t.name for t in (await client.list_tools()).tools]
+            assert listed == list(loaded.tools)
+            result = await client.call_tool(tool, args_for(loaded, tool, task["given"]))
+            assert not result.is_error, result.content[0].text
+            expected = loaded.stubs.TOOLS[tool](
+                loaded.backend, args_for(loaded, tool, task["given"])
+            )
+            assert result.structured_content == {
+                "output": expected["output"],
+                "value": expected["value"],
+            }
+
+    run(main())

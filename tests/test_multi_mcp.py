@@ -1,0 +1,293 @@
+"""multi_mcp/servers: TPS-Bench's repository, its task DAGs, and agents playing them in-process."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler.api import compile_target
+from compiler.emit.bundle import write_bundle
+from compiler.runtime.agents import AGENTS
+from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.run import episode
+from compiler.scoring.families import load_truth, score_records
+from compiler.scoring.tpsbench import turns
+from compiler.serve.episodes import Episode
+
+EXAMPLES = 5 if os.environ.get("FAST") else 25
+
+
+@cache
+def _compiled(seed: int, easy: int, hard: int, folder: str) -> LoadedBundle:
+    bundle = compile_target(
+        "multi_mcp", seed=seed, overrides={"easy_tasks": str(easy), "hard_tasks": str(hard)}
+    )
+    out = Path(folder) / f"b{seed}-{easy}-{hard}"
+    write_bundle(bundle, out, force=True)
+    return LoadedBundle.load(out)
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory: pytest.TempPathFactory) -> LoadedBundle:
+    """The default compile: the whole repository and 200 tasks."""
+    return _compiled(42, 100, 100, str(tmp_path_factory.mktemp("multi_mcp")))
+
+
+def depth(subtasks: list[dict[str, Any]]) -> int:
+    """Longest dependency chain (in subtasks), by memoised search; fails on a cycle."""
+    by_id = {s["id"]: s for s in subtasks}
+    by_tool = {s["tool"]: s["id"] for s in subtasks}
+    memo: dict[str, int] = {}
+
+    def visit(node: str, stack: frozenset[str]) -> int:
+        assert node not in stack, f"cycle through {node}"
+        if node not in memo:
+            deps = [by_tool[t] for t in by_id[node]["depends_on"]]
+            memo[node] = 1 + max((visit(d, stack | {node}) for d in deps), default=0)
+        return memo[node]
+
+    return max((visit(n, frozenset()) for n in by_id), default=0)
+
+
+def play(bundle: LoadedBundle, agent: str) -> list[dict[str, Any]]:
+    return [
+        episode(bundle, t, AGENTS[agent][0](), agent, max_steps=60) for t in sorted(bundle.tasks)
+    ]
+
+
+# --------------------------------------------------------------------------- the repository
+
+
+def test_the_repository_has_tps_bench_size_and_kinds(full: LoadedBundle) -> None:
+    servers: dict[str, list[str]] = {}
+    for name, spec in full.tools.items():
+        servers.setdefault(spec["server"], []).append(name)
+        assert spec["params"] and spec["outputs"] and spec["latency_ms"] > 0
+        assert spec["cost"] is not None
+    assert len(servers) >= 15 and len(full.tools) >= 140  # the paper: 15 servers, 141 tools
+    kinds = {"search", "maps", "calendar", "weather", "finance", "documents", "files"}
+    assert kinds <= set(servers)
+
+
+def test_tasks_have_the_papers_levels_and_a_complete_truth(full: LoadedBundle) -> None:
+    levels = {"easy": 0, "hard": 0}
+    for task in full.tasks.values():
+        level = task["info"]["level"]
+        levels[level] += 1
+        subtasks, truth = task["subtasks"], task["truth"]
+        tools = {s["tool"] for s in subtasks}
+        assert len(tools) <= 10  # the paper's selection cap
+        assert len(subtasks) <= (5 if level == "easy" else 50)
+        assert truth["min_turns"] == len(truth["layers"]) == depth(subtasks)
+        assert sorted(truth["path"]) == sorted(s["tool"] for s in subtasks)
+        assert set(truth["critical_path"]) <= tools and truth["critical_latency_ms"] > 0
+        assert set(truth["answer"]) == {s["output"] for s in subtasks}
+        # the query asks for each subtask in words, never by the tool's name
+        assert not any(tool in task["query"] for tool in tools if "_" in tool)
+        assert f" {len(subtasks)} " in task["query"]
+        # a dependency is real: the consumer needs a datatype that only its producer returns
+        for s in subtasks:
+            needs = {p["datatype"] for p in full.tools[s["tool"]]["params"]}
+            for producer in s["depends_on"]:
+                made = set(full.tools[producer]["outputs"])
+                assert made & needs and not made & set(task["given"])
+    assert levels == {"easy": 100, "hard": 100}
+    hard = [t for t in full.tasks.values() if t["info"]["level"] == "hard"]
+    assert all(t["truth"]["min_turns"] >= 2 for t in hard)  # hard means dependent (min_depth=2)
+
+
+def test_the_whole_repository_compiles_deterministically(tmp_path: Path) -> None:
+    a = compile_target("multi_mcp", seed=7, overrides={"easy_tasks": "20", "hard_tasks": "20"})
+    b = compile_target("multi_mcp", seed=7, overrides={"easy_tasks": "20", "hard_tasks": "20"})
+    assert a.files == b.files
+
+
+# --------------------------------------------------------------------------- agents in-process
+
+
+def test_oracle_completes_every_task_in_the_minimal_turns(full: LoadedBundle) -> None:
+    records = play(full, "oracle")
+    for record in records:
+        task = full.tasks[record["task"]]
+        assert record["outcome"]["success"], record["task"]
+        assert len(turns(record)) == task["truth"]["min_turns"]
+    row = score_records(records, load_truth(records))["oracle"]
+    assert row["completion_rate"] == 1.0 and row["turn_ratio"] == 1.0
+    assert row["tool_precision"] == 1.0 and row["tool_recall"] == 1.0
+
+
+def test_a_sequential_agent_completes_everything_in_more_turns_and_time(
+    full: LoadedBundle,
+) -> None:
+    oracle = {r["task"]: r for r in play(full, "oracle")}
+    sequential = play(full, "sequential")
+    for record in sequential:
+        task = full.tasks[record["task"]]
+        assert record["outcome"]["success"]
+        assert len(turns(record)) == len(task["subtasks"])
+        if any(len(layer) > 1 for layer in task["truth"]["layers"]):
+            assert len(turns(record)) > len(turns(oracle[record["task"]]))
+    rows = score_records(
+        [*oracle.values(), *sequential], load_truth([*oracle.values(), *sequential])
+    )
+    assert rows["sequential"]["completion_rate"] == 1.0
+    assert rows["sequential"]["turn_ratio"] > rows["oracle"]["turn_ratio"] == 1.0
+    assert rows["sequential"]["time_ratio"] > rows["oracle"]["time_ratio"]
+    assert rows["sequential"]["parallel_share"] == 0.0 < rows["oracle"]["parallel_share"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 10_000), easy=st.integers(1, 3), hard=st.integers(1, 4))
+def test_every_dag_is_acyclic_and_its_depth_is_the_oracles_turns(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, easy: int, hard: int
+) -> None:
+    bundle = _compiled(seed, easy, hard, str(tmp_path_factory.getbasetemp()))
+    for task_id, task in bundle.tasks.items():
+        record = episode(bundle, task_id, AGENTS["oracle"][0](), "oracle", max_steps=60)
+        assert record["outcome"]["success"]
+        assert depth(task["subtasks"]) == len(turns(record)) == task["truth"]["min_turns"]
+
+
+# --------------------------------------------------------------------------- turns over MCP
+
+
+def test_calls_in_flight_together_form_one_turn(full: LoadedBundle) -> None:
+    task = next(t for t in full.tasks.values() if len(t["truth"]["layers"][0]) > 1)
+    ep = Episode(full, task["id"], "k", "unit")
+    held = dict(task["given"])
+    first = task["truth"]["layers"][0]
+
+    def args(tool: str) -> dict[str, str]:
+        return {p["name"]: held[p["datatype"]] for p in full.tools[tool]["params"]}
+
+    results = [ep.call(t, args(t)) for t in first]  # all in flight at once
+    assert all(r.ok for r in results)
+    for _ in first:
+        ep.finish_call()
+    again = ep.call(first[0], args(first[0]))  # nothing in flight: a new turn
+    ep.finish_call()
+    assert again.ok
+    record = ep.record("bundle", "test")
+    assert [len(s["results"]) for s in record["steps"]] == [len(first), 1]
+    assert record["steps"][0]["action"]["type"] == "parallel"
+
+
+def test_closing_writes_every_open_episode_with_its_last_turn(
+    full: LoadedBundle, tmp_path: Path
+) -> None:
+    from compiler.runtime.run import read_trajectories
+    from compiler.serve.episodes import Episodes
+
+    task = next(iter(full.tasks.values()))
+    log = tmp_path / "log.jsonl"
+    episodes = Episodes(full, log, "test")
+    tool = task["truth"]["layers"][0][0]
+    args = {p["name"]: task["given"][p["datatype"]] for p in full.tools[tool]["params"]}
+    episodes.get(task["id"], "one", "unit").call(tool, args)
+    episodes.get(task["id"], "idle", "unit")  # started but never called: nothing to write
+    episodes.close()
+    (record,) = read_trajectories(log)
+    assert record["settings"]["episode"] == "one"
+    assert [r["tool"] for s in record["steps"] for r in s["results"]] == [tool]
+    assert record["outcome"]["answer"] is None and not record["outcome"]["success"]
+
+
+# --------------------------------------------------------------------------- blockers
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_a_slowed_tool_costs_time_but_the_oracle_still_completes(
+    full: LoadedBundle, blocks: int
+) -> None:
+    records = [
+        episode(full, t, AGENTS["oracle"][0](), "oracle", blocker="slow_tool", blocks=blocks)
+        for t in sorted(full.tasks)
+    ]
+    fired = 0
+    for record in records:
+        assert record["outcome"]["success"], record["task"]
+        for event in record["outcome"]["events"]:
+            fired += 1
+            tool, factor = event["tool"], event["factor"]
+            assert factor == 3.0
+            base = full.tools[tool]["latency_ms"]
+            slowed = [r for s in record["steps"] for r in s["results"] if r["tool"] == tool]
+            assert slowed and all(r["latency_ms"] == base * factor for r in slowed)
+    assert fired >= len(records)
+    plain = [episode(full, t, AGENTS["oracle"][0](), "oracle") for t in sorted(full.tasks)]
+    rows = score_records(records, load_truth(records))["oracle"]
+    assert rows["turn_ratio"] == 1.0 and rows["completion_rate"] == 1.0
+    assert rows["time_ratio"] > score_records(plain, load_truth(plain))["oracle"]["time_ratio"]
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_a_server_down_for_a_turn_fails_its_calls_and_a_retry_succeeds(
+    full: LoadedBundle, blocks: int
+) -> None:
+    fired = 0
+    for task_id in sorted(full.tasks):
+        record = episode(
+            full, task_id, AGENTS["oracle"][0](), "oracle", blocker="server_down", blocks=blocks
+        )
+        assert record["outcome"]["success"], task_id
+        for event in record["outcome"]["events"]:
+            fired += 1
+            step = record["steps"][event["step"]]
+            down = [
+                r for r in step["results"] if full.tools[r["tool"]]["server"] == event["server"]
+            ]
+            assert down and all(not r["ok"] and "unavailable" in r["error"] for r in down)
+            later = [r for s in record["steps"][event["step"] + 1 :] for r in s["results"]]
+            assert all(any(x["tool"] == r["tool"] and x["ok"] for x in later) for r in down)
+    assert fired >= len(full.tasks)
+
+
+def play_over_episode(bundle: LoadedBundle, task_id: str, blocker: str, blocks: int) -> Any:
+    """The oracle, driven through the MCP server's `Episode` one call at a time (each turn's
+    calls all in flight together), as a client would."""
+    ep = Episode(bundle, task_id, "k", "oracle", blocker, blocks)
+    agent = AGENTS["oracle"][0]()
+    agent.begin(bundle, ep.env.task)
+    observation = ep.env.observation([])
+    for _ in range(60):
+        action = agent.act(observation)
+        if action["type"] == "answer":
+            ep.answer(action["answer"])
+            break
+        calls = action["calls"] if action["type"] == "parallel" else [action]
+        results = [ep.call(c["tool"], c["args"]) for c in calls]
+        for _ in calls:
+            ep.finish_call()
+        ep._close_turn()
+        observation = ep.env.observation(results)
+    return ep.record("bundle", "test")
+
+
+@pytest.mark.parametrize("blocker", ["slow_tool", "server_down"])
+def test_blockers_over_mcp_episodes_match_the_runtime(full: LoadedBundle, blocker: str) -> None:
+    fired = 0
+    for task_id in sorted(full.tasks)[::10]:
+        served = play_over_episode(full, task_id, blocker, 2)
+        local = episode(full, task_id, AGENTS["oracle"][0](), "oracle", blocker=blocker, blocks=2)
+        assert served["outcome"]["success"] and local["outcome"]["success"]
+        assert served["outcome"]["events"] == local["outcome"]["events"]
+        fired += len(served["outcome"]["events"])
+
+        def seen(record: dict[str, Any]) -> list[list[tuple[str, bool, Any]]]:
+            return [
+                [(r["tool"], r["ok"], r.get("latency_ms")) for r in s["results"]]
+                for s in record["steps"]
+                if s["results"]
+            ]
+
+        assert [[x[:2] for x in step] for step in seen(served)] == [
+            [x[:2] for x in step] for step in seen(local)
+        ]
+        assert served["settings"]["blocker"] == blocker and served["settings"]["blocks"] == 2
+    assert fired >= 20
