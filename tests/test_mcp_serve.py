@@ -97,11 +97,64 @@ def args_for(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str,
     return {p["name"]: held[p["datatype"]] for p in bundle.tools[tool]["params"]}
 
 
+def fan_out_layers(task: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """A fan-out task's subtasks in dependency layers (each after every subtask it names)."""
+    left, done, layers = list(task["subtasks"]), set(), []
+    while left:
+        layer = [s for s in left if set(s["depends_on"]) <= done]
+        assert layer, "the subtasks form a cycle"
+        layers.append(layer)
+        done |= {s["id"] for s in layer}
+        left = [s for s in left if s["id"] not in done]
+    return layers
+
+
+async def play_fan_out(
+    client: Client,
+    bundle: LoadedBundle,
+    task: dict[str, Any],
+    parallel: bool,
+    labelled: bool = True,
+) -> list[tuple[str, Any]]:
+    """Play a fan-out task layer by layer (each layer's calls sent together, with or without
+    turn labels, or one at a time): each call is sent the values its own dependencies returned
+    (given values otherwise); return (expected value, result) pairs."""
+    returned: dict[str, str] = {}
+    by_id = {s["id"]: s for s in task["subtasks"]}
+    out = []
+    for turn, layer in enumerate(fan_out_layers(task), start=1):
+
+        def args(s: dict[str, Any]) -> dict[str, str]:
+            made = {by_id[d]["output"]: returned[d] for d in s["depends_on"]}
+            return {
+                p["name"]: made.get(p["datatype"], s["args"][p["name"]])
+                for p in bundle.tools[s["tool"]]["params"]
+            }
+
+        meta = {"scn/turn": turn} if labelled else None
+        if parallel:
+            batch = await asyncio.gather(
+                *(client.call_tool(s["tool"], args(s), meta=meta) for s in layer)
+            )
+        else:
+            batch = [await client.call_tool(s["tool"], args(s)) for s in layer]
+        for s, r in zip(layer, batch, strict=True):
+            assert not r.is_error, r.content[0].text
+            returned[s["id"]] = r.structured_content["value"]
+            out.append((s["value"], r))
+    answer = " ".join(returned.values())
+    done = await client.call_tool("scn_submit_answer", {"answer": answer})
+    assert json.loads(done.content[0].text)["success"] is True
+    return out
+
+
 async def play_layers(
     client: Client, bundle: LoadedBundle, task: dict[str, Any], parallel: bool
-) -> list[Any]:
+) -> list[tuple[str, Any]]:
     """Play a task's ground-truth layers: one labelled turn per layer (parallel) or one call at
-    a time (sequential); return every result."""
+    a time (sequential); return (expected value, result) pairs."""
+    if "entities" in task:
+        return await play_fan_out(client, bundle, task, parallel)
     held = dict(task["given"])
     results = []
     turn = 0
@@ -122,7 +175,8 @@ async def play_layers(
     answer = " ".join(held[g] for g in task["goals"])
     done = await client.call_tool("scn_submit_answer", {"answer": answer})
     assert json.loads(done.content[0].text)["success"] is True
-    return results
+    answers = task["truth"]["answer"]
+    return [(answers[r.structured_content["output"]], r) for r in results]
 
 
 # --------------------------------------------------------------------------- listing
@@ -167,13 +221,12 @@ def test_http_calls_get_the_bundles_answers_and_are_scored(
                     assert got == {
                         "task": task["id"],
                         "query": task["query"],
-                        "given": task["given"],
+                        "given": task.get("values") or task["given"],
                     }
                     results = await play_layers(client, bundle, task, mode == "parallel")
-                for r in results:
-                    output = r.structured_content["output"]
-                    assert r.structured_content["value"] == task["truth"]["answer"][output]
-                    assert r.content[0].text == task["truth"]["answer"][output]
+                for expected, r in results:
+                    assert r.structured_content["value"] == expected
+                    assert r.content[0].text == expected
 
     run(main())
     records = [r for r in read_trajectories(http["log"]) if r["agent"].startswith("mcp-")]
@@ -221,25 +274,60 @@ def test_a_dependent_call_in_its_producers_turn_fails_visibly(
     run(main())
 
 
+def pick_fan_out_pair(
+    bundle: LoadedBundle,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(task, producer, consumer, the producer's tool for another entity): a repeated subtask
+    whose only dependency is its own entity's first-layer producer."""
+    for task in bundle.tasks.values():
+        if "entities" not in task:
+            continue
+        by_id = {s["id"]: s for s in task["subtasks"]}
+        for s in task["subtasks"]:
+            deps = [by_id[d] for d in s["depends_on"]]
+            if s["entity"] and len(deps) == 1 and deps[0]["entity"] and not deps[0]["depends_on"]:
+                other = next(
+                    x
+                    for x in task["subtasks"]
+                    if x["tool"] == deps[0]["tool"] and x["entity"] != s["entity"]
+                )
+                return task, deps[0], s, other
+    raise AssertionError("no fan-out task in the generated bundle has such a pair")
+
+
+def test_a_fan_out_call_needs_the_value_its_own_producer_returned(
+    http: dict[str, Any], bundle: LoadedBundle
+) -> None:
+    """Several values of one datatype: holding another entity's value is not enough, and a
+    call sent in its producer's turn fails visibly."""
+    task, producer, consumer, other = pick_fan_out_pair(bundle)
+
+    async def main() -> None:
+        url = f"{http['url']}/mcp?task={task['id']}&episode=fan-out"
+        async with Client(url) as client:
+            first = await client.call_tool(other["tool"], other["args"], meta={"scn/turn": 1})
+            assert first.structured_content["value"] == other["value"]
+            made = await client.call_tool(producer["tool"], producer["args"], meta={"scn/turn": 2})
+            assert made.structured_content["value"] == producer["value"]
+            early = await client.call_tool(consumer["tool"], consumer["args"], meta={"scn/turn": 2})
+            assert early.is_error and "is not a" in early.content[0].text
+            late = await client.call_tool(consumer["tool"], consumer["args"], meta={"scn/turn": 3})
+            assert not late.is_error
+            assert late.structured_content["value"] == consumer["value"]
+
+    run(main())
+
+
 def test_unlabelled_concurrent_calls_form_one_turn(bundle: LoadedBundle, tmp_path: Path) -> None:
     """A client that knows nothing of scn: concurrent requests are one turn, because every call
     stays in flight for its tool's (scaled) latency; awaited ones are separate turns."""
     task = max(bundle.tasks.values(), key=lambda t: len(t["truth"]["layers"][0]))
     layers = task["truth"]["layers"]
-    assert len(layers[0]) > 1
+    assert len(layers[0]) > 1 and "entities" in task  # a fan-out task: one tool per entity
 
     async def main(url: str) -> None:
-        held = dict(task["given"])
         async with Client(f"{url}/mcp?task={task['id']}&agent=plain") as client:
-            for layer in layers:
-                batch = await asyncio.gather(
-                    *(client.call_tool(t, args_for(bundle, t, held)) for t in layer)
-                )
-                for r in batch:
-                    assert not r.is_error, r.content[0].text
-                    held[r.structured_content["output"]] = r.structured_content["value"]
-            answer = " ".join(held[g] for g in task["goals"])
-            await client.call_tool("scn_submit_answer", {"answer": answer})
+            await play_fan_out(client, bundle, task, True, labelled=False)
 
     # latencies are 20 ms and more, so each call stays in flight for at least 100 ms
     with serving(tmp_path, "--latency-scale", "5") as server:

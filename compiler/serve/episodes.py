@@ -59,8 +59,8 @@ class Episode:
         self.env = Env(bundle, task_id, max_steps=MAX_TURNS, blocker=blocker, blocks=blocks)
         self.env.reset()
         self.firing = False  #: the open turn is the one the next blocker event fires at
-        self.snapshot: dict[str, str] = dict(self.env.held)
-        self.pending: dict[str, str] = {}
+        self.snapshot = self.env.state()  #: what was held when the open turn began
+        self.pending: list[tuple[str, str]] = []  #: what the open turn's calls returned
         self.turn_calls: list[dict[str, Any]] = []
         self.turn_results: list[CallResult] = []
         self.turn_label: Any = None
@@ -84,13 +84,14 @@ class Episode:
         env.down = None
         env.segments[-1]["calls"] += sum(1 for r in results if r.valid and r.ok and r.trusted)
         env.call_steps += 1
-        self.snapshot.update(self.pending)
-        self.pending = {}
-        env.held = dict(self.snapshot)
+        env.restore(self.snapshot)
+        for datatype, value in self.pending:
+            env.hold(datatype, value)
+        self.pending = []
         if self.firing:  # as Env.step does: the event applies after its turn, then re-plans
             env.fire(results)
-            self.snapshot = dict(env.held)  # an event may change the task and what is held
             self.firing = False
+        self.snapshot = env.state()  # an event may change the task and what is held
         self.env.steps.append(
             {
                 "index": len(self.env.steps),
@@ -132,15 +133,15 @@ class Episode:
                 return CallResult(str(tool), False, False, error=f"more than {MAX_TURNS} turns")
             self.turn_label = label
             self.open_turn(tool)
-        env.held = dict(self.snapshot)  # every call of a turn sees the turn's start state
+        env.restore(self.snapshot)  # every call of a turn sees the turn's start state
         checked = env.check(tool, args)
         if first and self.firing and env.rule and env.rule["effect"] == "ban" and checked.valid:
             result = env.ban(checked)
         else:
             result = env.guarded(checked, [checked], [], args) if checked.valid else checked
         if result.ok and result.trusted and result.output is not None:
-            self.pending[result.output] = result.value or ""
-        self.env.held = dict(self.snapshot)
+            self.pending.append((result.output, result.value or ""))
+        self.env.restore(self.snapshot)
         self.turn_calls.append({"tool": str(tool), "args": args if isinstance(args, dict) else {}})
         self.turn_results.append(result)
         self.in_flight += 1

@@ -173,7 +173,8 @@ class Serving:
         episode = self.episode(ctx)
         if tool == "scn_get_task":
             task = episode.env.task
-            text = json.dumps({"task": task["id"], "query": task["query"], "given": task["given"]})
+            given = task.get("values") or task["given"]  # a fan-out task gives lists of values
+            text = json.dumps({"task": task["id"], "query": task["query"], "given": given})
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
         answer = args.get("answer")
         if not isinstance(answer, str) or set(args) != {"answer"}:
