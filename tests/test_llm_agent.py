@@ -18,6 +18,7 @@ from loopback_server import LoopbackServer, OracleResponder, Reply, answer, erro
 
 from compiler.runtime.agents import AGENTS
 from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.env import Env
 from compiler.runtime.llm import SYSTEM_PROMPT, OpenAIAgent, openai_agent_factory, openai_tools
 from compiler.runtime.parallel import attach_step_log, run_concurrent
 from compiler.runtime.run import episode, read_trajectories, run
@@ -96,9 +97,8 @@ def test_parallel_tool_calls_solve_a_task(server: LoopbackServer, multi: LoadedB
     name, value = sorted(multi.tasks[task_id]["given"].items())[0]
     assert f"- {name}: {value}" in first["messages"][1]["content"]
     assert first["parallel_tool_calls"] is True and first["temperature"] == 0.0
-    assert {t["function"]["name"] for t in first["tools"]} == set(
-        multi.visible_tools(multi.tasks[task_id])
-    )
+    listed = Env(multi, task_id).reset()["tools"]  # blocker siblings are not listed
+    assert {t["function"]["name"] for t in first["tools"]} == set(listed)
 
     # every tool call is answered by a tool message with its id, in order, with the Env's result
     second = server.requests[1]

@@ -183,8 +183,13 @@ async def play_layers(
 
 
 def test_http_lists_every_servers_tools(http: dict[str, Any], bundle: LoadedBundle) -> None:
-    groups = server_tools(bundle)
-    assert len(groups) >= 15 and sum(len(v) for v in groups.values()) >= 140
+    # blocker siblings are listed only while a swap_sibling event has them stand in
+    siblings = {n for n, spec in bundle.tools.items() if spec["kind"] == "blocker"}
+    groups = {
+        name: [e for e in entries if e["name"] not in siblings]
+        for name, entries in server_tools(bundle).items()
+    }
+    assert siblings and len(groups) >= 15 and sum(len(v) for v in groups.values()) >= 140
 
     async def main() -> None:
         for name, entries in groups.items():
@@ -196,7 +201,7 @@ def test_http_lists_every_servers_tools(http: dict[str, Any], bundle: LoadedBund
                     assert tool.description == entry["description"]
         async with Client(f"{http['url']}/mcp") as client:
             names = {t.name for t in (await client.list_tools()).tools}
-            assert names == set(bundle.tools) | {"scn_get_task", "scn_submit_answer"}
+            assert names == set(bundle.tools) - siblings | {"scn_get_task", "scn_submit_answer"}
         async with Client(f"{http['url']}/mcp/scn") as client:
             names = {t.name for t in (await client.list_tools()).tools}
             assert names == {"scn_get_task", "scn_submit_answer"}
@@ -460,3 +465,91 @@ def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) 
             }
 
     run(main())
+
+
+# --------------------------------------------------------------------------- listing changes
+
+
+def swapping_task(bundle: LoadedBundle) -> tuple[str, str, str]:
+    """(task, baseline, sibling) of a fan-out task whose swap lists the sibling for a turn, as
+    the in-process runtime plays it with the oracle."""
+    from compiler.runtime.agents import AGENTS
+    from compiler.runtime.env import Env
+
+    for task_id in sorted(t for t in bundle.tasks if "entities" in bundle.tasks[t]):
+        env = Env(bundle, task_id, max_steps=200, blocker="swap_tool", blocks=3)
+        observation = env.reset()
+        agent = AGENTS["oracle"][0]()
+        agent.begin(bundle, env.task)
+        while not env.done:
+            observation, *_ = env.step(agent.act(observation))
+            for event in env.events:
+                if event["sibling"] and event["sibling"] in observation["tools"]:
+                    return task_id, event["tool"], event["sibling"]
+    raise AssertionError("no fan-out task of the generated bundle lists a swapped sibling")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_swapped_tool_changes_the_listing_and_notifies_the_client(
+    bundle: LoadedBundle, tmp_path: Path, mode: str
+) -> None:
+    """The oracle over a real client, seeing only what MCP shows it: the listing (re-read each
+    turn) and the values its calls return; each turn's calls are sent together, unlabelled. A
+    `swap_tool` event lists the misleading sibling instead of its baseline for a turn, with
+    notifications/tools/list_changed."""
+    from mcp_types import ToolListChangedNotification
+
+    from compiler.runtime.agents import AGENTS
+
+    task_id, baseline, sibling = swapping_task(bundle)
+    task = bundle.tasks[task_id]
+    notices: list[Any] = []
+
+    async def handler(message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification) or "list_changed" in str(message):
+            notices.append(message)
+
+    async def main(url: str) -> list[list[str]]:
+        listings = []
+        address = f"{url}/mcp?task={task_id}&agent=mcp-oracle"
+        async with Client(address, message_handler=handler, mode=mode) as client:
+            agent = AGENTS["oracle"][0]()
+            agent.begin(bundle, task)
+            values = {d: list(v) for d, v in task["values"].items()}
+            for _turn in range(1, 60):
+                listing = [t.name for t in (await client.list_tools()).tools]
+                listings.append(listing)
+                observation = {
+                    "held": dict(task["given"]),
+                    "values": values,
+                    "tools": listing,
+                    "goals": task["goals"],
+                    "events": [],
+                }
+                action = agent.act(observation)
+                if action["type"] == "answer":
+                    done = await client.call_tool("scn_submit_answer", {"answer": action["answer"]})
+                    assert json.loads(done.content[0].text)["success"] is True
+                    return listings
+                calls = action["calls"] if action["type"] == "parallel" else [action]
+                # unlabelled and concurrent: one turn, which the next listing ends
+                results = await asyncio.gather(
+                    *(client.call_tool(c["tool"], c["args"]) for c in calls)
+                )
+                for r in results:
+                    assert not r.is_error, r.content[0].text
+                    output = r.structured_content["output"]
+                    values.setdefault(output, []).append(r.structured_content["value"])
+        raise AssertionError("the episode did not end")
+
+    # latencies are 20 ms and more, so each call stays in flight for at least 100 ms
+    with serving(tmp_path, "--latency-scale", "5", "--blocker", "swap_tool", "--blocks", "3") as s:
+        listings = run(main(s["url"]))
+        (record,) = read_trajectories(s["log"])
+    swapped = [i for i, listing in enumerate(listings) if sibling in listing]
+    assert swapped and all(baseline not in listings[i] for i in swapped)
+    assert baseline in listings[0] and sibling not in listings[0]
+    assert any(e["tool"] == baseline for e in record["outcome"]["events"])
+    assert record["outcome"]["success"]
+    if mode == "legacy":  # the 2026-07-28 protocol sends change notices on listen streams only
+        assert notices, "no notifications/tools/list_changed reached the client"

@@ -391,3 +391,100 @@ def test_a_fan_out_answer_must_carry_every_entitys_value(full: LoadedBundle) -> 
     last = task["subtasks"][-1]["value"]
     env.step({"type": "answer", "answer": action["answer"].replace(last, "")})
     assert env.outcome()["goals_reached"] and not env.outcome()["success"]
+
+
+# --------------------------------------------------------------------------- misleading siblings
+
+
+def play_listing(
+    bundle: LoadedBundle, task_id: str, blocker: str | None, blocks: int
+) -> tuple[Any, list[list[str]]]:
+    """The oracle through `Env`; return the Env and the tools listed before each step."""
+    from compiler.runtime.env import Env
+
+    env = Env(bundle, task_id, max_steps=200, blocker=blocker, blocks=blocks)
+    observation = env.reset()
+    agent = AGENTS["oracle"][0]()
+    agent.begin(bundle, env.task)
+    listings = [observation["tools"]]
+    while not env.done:
+        observation, *_ = env.step(agent.act(observation))
+        listings.append(observation["tools"])
+    return env, listings
+
+
+def test_misleading_siblings_are_listed_only_when_swapped_in(full: LoadedBundle) -> None:
+    siblings = {n for n, spec in full.tools.items() if spec["kind"] == "blocker"}
+    assert siblings and all(full.tools[n]["baseline"] in full.tools for n in siblings)
+    assert len(siblings) < len(full.tools) // 4  # only some servers have them
+    task_id = sorted(full.tasks)[0]
+    env, listings = play_listing(full, task_id, None, 0)
+    assert env.outcome()["success"]
+    assert all(not siblings & set(listed) for listed in listings)
+    assert len(listings[0]) == len(full.tools) - len(siblings)
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_the_oracle_replans_around_a_swapped_tool_and_completes(
+    full: LoadedBundle, blocks: int
+) -> None:
+    from compiler.runtime.subtasks import expected
+
+    swapped = listed = 0
+    for task_id in sorted(full.tasks):
+        env, listings = play_listing(full, task_id, "swap_tool", blocks)
+        outcome = env.outcome()
+        assert outcome["success"] and outcome["invalid_calls"] == 0, task_id
+        steps = {e["step"] for e in outcome["events"]}
+        values = {expected(env.task, s) for s in env.task["subtasks"]}
+        for event in outcome["events"]:
+            if event["tool"] is None:
+                continue
+            swapped += 1
+            tool, sibling, k = event["tool"], event["sibling"], event["step"]
+            assert full.tools[sibling]["baseline"] == tool
+            # at the trigger step the sibling answered for its baseline: plausible, untrusted,
+            # and not the value the subtask needs
+            misled = [r for r in env.steps[k]["results"] if r["tool"] == tool]
+            assert misled and all(r["ok"] and not r["trusted"] for r in misled)
+            assert not {r["value"] for r in misled} & values
+            if sibling in listings[k + 1]:  # listed in its place for the next turn
+                listed += 1
+                assert tool not in listings[k + 1]
+                assert tool not in [r["tool"] for r in env.steps[k + 1]["results"]]
+                if k + 1 not in steps:
+                    assert tool in listings[k + 2] and sibling not in listings[k + 2]
+    assert swapped >= len(full.tasks) // 10 and listed > 0
+
+
+def test_a_listed_sibling_misleads_and_its_baseline_is_refused(full: LoadedBundle) -> None:
+    from compiler.runtime.env import Env
+    from compiler.runtime.subtasks import expected, pending
+
+    for task_id in sorted(full.tasks):
+        env = Env(full, task_id, max_steps=200, blocker="swap_tool", blocks=3)
+        observation = env.reset()
+        agent = AGENTS["oracle"][0]()
+        agent.begin(full, env.task)
+        while not env.done and not any(e["sibling"] in env.available() for e in env.events):
+            observation, *_ = env.step(agent.act(observation))
+        if env.done:
+            continue
+        event = next(e for e in env.events if e["sibling"] in env.available())
+        subtask = next(s for s in pending(env.task, env.values) if s["tool"] == event["tool"])
+        args = dict(subtask.get("args") or {})
+        if not args:
+            args = {p["name"]: env.held[p["datatype"]] for p in full.tools[event["tool"]]["params"]}
+        calls = [{"tool": event["tool"], "args": args}, {"tool": event["sibling"], "args": args}]
+        env.step({"type": "parallel", "calls": calls})
+        refused, misled = env.steps[-1]["results"]
+        assert not refused["valid"] and "not available" in refused["error"]
+        assert misled["ok"] and not misled["trusted"]
+        assert misled["value"] != expected(env.task, subtask)
+        assert subtask in pending(env.task, env.values)  # a misleading answer completes nothing
+        observation = env.observation([])
+        while not env.done:
+            observation, *_ = env.step(agent.act(observation))
+        assert env.outcome()["success"]
+        return
+    raise AssertionError("no task had a sibling listed")

@@ -67,8 +67,8 @@ class OracleAgent:
             return self.seeker.act(observation)
         if self.reference and not observation.get("events"):
             return self.reference.pop(0)
-        if "values" in observation:  # a fan-out task: plan from the values held, every turn
-            return self.fan_out(observation)
+        if fan.is_dag(self.task):  # plan from the values held, every turn
+            return self.dag_turn(observation)
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
             from compiler.runtime.blockers import layered, optimal_path
@@ -95,17 +95,20 @@ class OracleAgent:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
 
-    def fan_out(self, observation: dict[str, Any]) -> dict[str, Any]:
-        """The next layer of a fan-out task's pending subtasks, each sent its own values (so a
-        call that failed is retried and an event needs no other re-planning)."""
-        layers = fan.plan(self.task, observation["values"])
+    def dag_turn(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The next layer of a DAG task's pending subtasks whose tools are listed, each sent its
+        own values (so a call that failed is retried, a swapped-out tool waits, and an event
+        needs no other re-planning); the answer once none is pending."""
+        held = observation["held"]
+        values = observation.get("values") or {d: [v] for d, v in held.items()}
+        layers = fan.plan(self.task, values)
         if not layers:
-            return {
-                "type": "answer",
-                "answer": fan.answer(self.task["goals"], observation["values"]),
-            }
-        layer = layers[0][: self.width]
-        calls = [{"tool": s["tool"], "args": dict(s["args"])} for s in layer]
+            return {"type": "answer", "answer": fan.answer(observation["goals"], values)}
+        layer = (fan.next_turn(self.task, values, observation["tools"]) or layers[0])[: self.width]
+        calls = [
+            {"tool": s["tool"], "args": dict(s.get("args") or _args(self.bundle, s["tool"], held))}
+            for s in layer
+        ]
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}

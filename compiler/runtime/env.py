@@ -96,6 +96,11 @@ class Env:
     plan_checks: dict[str, Any] | None = field(init=False, default=None)
     slowed: dict[str, float] = field(init=False, factory=dict)  #: tool -> latency factor
     down: str | None = field(init=False, default=None)  #: the server out for this call step
+    #: Blocker siblings not listed (until a scheduled `swap_sibling` event swaps one in), and
+    #: the swaps in force: baseline -> (sibling, the call step after which it is swapped back).
+    unlisted: set[str] = field(init=False, factory=set)
+    swaps: dict[str, tuple[str, int]] = field(init=False, factory=dict)
+    swap_pairs: dict[str, str] = field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -157,6 +162,10 @@ class Env:
         self.call_steps = 0
         self.slowed = {}
         self.down = None
+        self.swaps = {}
+        pairs = bl.swap_siblings(self.bundle)
+        self.unlisted = {s for p in pairs.values() for s in p.values()}
+        self.swap_pairs = pairs.get(self.rule["name"], {}) if self.rule is not None else {}
         truth = self.task["truth"]
         self.segments = [
             {
@@ -232,6 +241,9 @@ class Env:
                 ]
                 if firing and self.rule is not None and self.rule["effect"] == "server_down":
                     self.down = bl.outage_server(self.rule, self.bundle.tools, batch[0].tool)
+                for checked in batch if firing else ():
+                    if self.swap_in(checked):
+                        break
                 if (
                     firing
                     and self.rule is not None
@@ -248,6 +260,7 @@ class Env:
                         for i, (r, a) in enumerate(zip(batch, sent, strict=True))
                     ]
                 self.down = None
+                self.end_swaps()
                 self.end_round(batch)
                 self.segments[-1]["calls"] += sum(
                     1 for r in results if r.valid and r.ok and r.trusted
@@ -322,9 +335,10 @@ class Env:
 
     def retrievable(self) -> list[str]:
         """Return the visible tools that are neither banned nor hidden."""
-        if not self.banned and not self.hidden:
+        if not self.banned and not self.hidden and not self.unlisted:
             return list(self.visible)
-        return [t for t in self.visible if t not in self.banned and t not in self.hidden]
+        off = self.banned | self.hidden | self.unlisted
+        return [t for t in self.visible if t not in off]
 
     # ------------------------------------------------------------ blockers
     def event_seed(self) -> int:
@@ -416,8 +430,18 @@ class Env:
             event.update(tool=first.tool, factor=self.slowed[first.tool])
         elif effect == "server_down":
             event["server"] = bl.outage_server(self.rule, self.bundle.tools, results[0].tool)
+        elif effect == "swap_sibling":  # swapped in at the trigger step (`swap_in`)
+            target = next(iter(self.swaps), None)
+            sibling = self.swaps[target][0] if target is not None else None
+            layers = fan.plan(self.task, self.values) if fan.is_dag(self.task) else []
+            others = [s for s in layers[0] if s["tool"] != target] if layers else []
+            if target is not None and others:  # listed instead of its baseline for one more turn
+                self.unlisted = (self.unlisted - {sibling}) | {target}
+            elif target is not None:  # nothing else to call meanwhile: swapped back at once
+                del self.swaps[target]
+            event.update(tool=target, sibling=sibling)
         self.events.append(event)
-        if fan.is_fan_out(self.task):  # progress is per value, not per datatype
+        if fan.is_dag(self.task):  # progress is per subtask value, not per datatype
             left = [s["tool"] for layer in fan.plan(self.task, self.values) for s in layer]
             path, cost = left, round(sum(self.costs.get(t, 0.0) for t in left), 6)
         else:
@@ -427,7 +451,7 @@ class Env:
         self.segments.append(
             {"path": list(path), "cost": cost, "costs": dict(self.costs), "calls": 0}
         )
-        if fan.is_fan_out(self.task):
+        if fan.is_dag(self.task):
             remaining = len(fan.plan(self.task, self.values))
         elif self.task["truth"].get("layers"):  # a DAG task: events spread over its turns
             remaining = len(bl.layered(self.bundle.tools, list(path), set(self.held)))
@@ -496,6 +520,24 @@ class Env:
         an order's prerequisite is met by an earlier attempt, rejected or not)."""
         self.checker.end_round([r.tool for r in batch])
 
+    def swap_in(self, checked: CallResult) -> bool:
+        """At a `swap_sibling` trigger step: the first valid call of a tool with a sibling makes
+        that sibling answer for it, this step and (listed in its place) the next one."""
+        if self.rule is None or self.rule["effect"] != "swap_sibling" or self.swaps:
+            return False
+        sibling = self.swap_pairs.get(checked.tool)
+        if not checked.valid or sibling is None:
+            return False
+        self.swaps[checked.tool] = (sibling, self.call_steps + 2)
+        return True
+
+    def end_swaps(self) -> None:
+        """After a call step: swap back every sibling whose turn is over (baseline listed again)."""
+        for base, (sibling, until) in list(self.swaps.items()):
+            if self.call_steps + 1 >= until:
+                del self.swaps[base]
+                self.unlisted = (self.unlisted - {base}) | {sibling}
+
     # ------------------------------------------------------------ held state
     def restore_given(self) -> None:
         """Hold what the task gives (a fan-out task gives several values of some datatypes)."""
@@ -531,7 +573,7 @@ class Env:
             )
         if self.retrieval and name not in self.retrieved:
             return CallResult(name, False, False, error=f"tool {name!r} has not been retrieved yet")
-        if name in self.banned or name in self.hidden:
+        if name in self.banned or name in self.hidden or name in self.unlisted:
             return CallResult(name, False, False, error=f"tool {name!r} is not available any more")
         if not isinstance(args, dict):
             return CallResult(
@@ -587,9 +629,10 @@ class Env:
         args = {p["name"]: self.held[p["datatype"]] for p in spec["params"]}
         if checked.args is not None and (self.protocol is not None or fan.is_fan_out(self.task)):
             args = {k: str(v) for k, v in checked.args.items()}  # run on the values sent
-        result = self.bundle.stubs.TOOLS[checked.tool](self.bundle.backend, args)
+        runs = self.swaps[checked.tool][0] if checked.tool in self.swaps else checked.tool
+        result = self.bundle.stubs.TOOLS[runs](self.bundle.backend, args)
         cost = self.costs.get(checked.tool, self.bundle.cost(self.task, checked.tool))
-        trusted = spec.get("baseline") is None
+        trusted = self.bundle.tools[runs].get("baseline") is None
         if not result.get("ok"):
             return CallResult(
                 checked.tool, False, True, error=result.get("error"), cost=cost, trusted=trusted

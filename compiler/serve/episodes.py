@@ -82,6 +82,7 @@ class Episode:
         env = self.env
         env.end_round(results)
         env.down = None
+        env.end_swaps()
         env.segments[-1]["calls"] += sum(1 for r in results if r.valid and r.ok and r.trusted)
         env.call_steps += 1
         env.restore(self.snapshot)
@@ -135,6 +136,8 @@ class Episode:
             self.open_turn(tool)
         env.restore(self.snapshot)  # every call of a turn sees the turn's start state
         checked = env.check(tool, args)
+        if self.firing:  # a swap_sibling event: the turn's first tool with a sibling is swapped
+            env.swap_in(checked)
         if first and self.firing and env.rule and env.rule["effect"] == "ban" and checked.valid:
             result = env.ban(checked)
         else:
@@ -162,6 +165,13 @@ class Episode:
         """The call's latency in this episode (a `slow` blocker may have stretched it)."""
         base = self.bundle.tools[tool].get("latency_ms") or 0.0
         return base * self.env.slowed.get(tool, 1.0)
+
+    def settle(self) -> None:
+        """End the open turn if it is unlabelled and none of its calls is in flight (the next
+        call would open a new turn anyway): a tool listing asks what holds now, so the turn's
+        blocker events must have been applied. A labelled turn ends only with its label."""
+        if self.in_flight == 0 and self.turn_label is None and not self.closed:
+            self._close_turn()
 
     def finish_call(self) -> None:
         self.in_flight = max(0, self.in_flight - 1)
