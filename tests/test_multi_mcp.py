@@ -275,7 +275,7 @@ def play_over_episode(bundle: LoadedBundle, task_id: str, blocker: str, blocks: 
     return ep.record("bundle", "test")
 
 
-@pytest.mark.parametrize("blocker", ["slow_tool", "server_down"])
+@pytest.mark.parametrize("blocker", ["slow_tool", "server_down", "swap_tool"])
 def test_blockers_over_mcp_episodes_match_the_runtime(full: LoadedBundle, blocker: str) -> None:
     fired = 0
     for task_id in sorted(full.tasks)[::10]:
