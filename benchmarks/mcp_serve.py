@@ -102,6 +102,16 @@ def episodes(bundle: Path) -> list[list[tuple[str, dict[str, str]]]]:
     out = []
     for line in (bundle / "tasks.jsonl").read_text().splitlines():
         task = json.loads(line)
+        if "entities" in task:  # a fan-out task: each subtask is sent its own entity's values
+            left, done, named = list(task["subtasks"]), set(), []
+            while left:
+                layer = [s for s in left if set(s["depends_on"]) <= done]
+                named += [(s["tool"], dict(s["args"])) for s in layer]
+                done |= {s["id"] for s in layer}
+                left = [s for s in left if s["id"] not in done]
+            answer = " ".join(s["value"] for s in task["subtasks"])
+            out.append([(task["id"], {}), *named, ("scn_submit_answer", {"answer": answer})])
+            continue
         held = dict(task["given"])
         calls = []
         for layer in task["truth"]["layers"]:

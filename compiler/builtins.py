@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from compiler import solver, task_kinds
+from compiler import fanout, solver, task_kinds
 from compiler.cctu import cctu
 from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
 from compiler.laws import seeded_rng
@@ -289,6 +289,7 @@ def dag(
     key: Any = 0,
     dependent: float = 0.5,
     min_depth: int = 1,
+    max_tools: int | None = None,
 ) -> list[Record]:
     """Draw one task of dependent subtasks over the scenario's tools.
 
@@ -298,6 +299,9 @@ def dag(
     `asks`: one request phrase per subtask, from the tool's description, for query templates
     that should not name the tools. With `min_depth` > 1, draws are repeated (from the same
     seeded stream) until the longest dependency chain has that many subtasks (or all of them).
+    With `max_tools`, a drawn size above it gives a fan-out task (`compiler.fanout`): a template
+    of at most `max_tools` distinct tools, part of it repeated once per entity of one given
+    datatype, with an `entities` field (`datatype`, `count`); otherwise `entities` has count 1.
     Returns a one-element list so it can stand in a `for` clause.
     """
     sizes = (
@@ -308,6 +312,8 @@ def dag(
     tools = sorted(ctx.tools, key=lambda t: t.name)
     if not tools:
         raise ValueError("dag() needs tools to draw from")
+    if max_tools is not None and n > int(max_tools):
+        return [_fan_out(ctx, tools, n, int(max_tools), dependent, min_depth, rng)]
     for _attempt in range(50):
         chosen = _draw_dag(tools, n, dependent, rng)
         depth = _depth(chosen)
@@ -345,9 +351,38 @@ def dag(
                 "subtasks": subtasks,
                 "size": len(chosen),
                 "asks": asks,
+                "entities": Record.of({"datatype": "", "count": 1}),
             }
         )
     ]
+
+
+def _fan_out(
+    ctx: GeneratorContext,
+    tools: list[solver.Tool],
+    n: int,
+    cap: int,
+    dependent: float,
+    min_depth: int,
+    rng: Any,
+) -> Record:
+    """Draw a template of at most `cap` distinct tools, at most half of `n` so that at least two
+    entities fit, and repeat its entity-dependent part to at most `n` subtasks."""
+    size = max(1, min(cap, n // 2))
+    for _attempt in range(50):
+        chosen = _draw_dag(tools, size, dependent, rng)
+        depth = _depth(chosen)
+        if not depth or depth < min(min_depth, len(chosen)):
+            continue
+        split = fanout.entity_split(chosen)
+        if split is None:
+            continue
+        count = (n - len(split[2])) // len(split[1])
+        if count >= 2:
+            return fanout.fan_out(
+                chosen, split, count, lambda t: _ask(ctx.descriptions.get(t.name, ""), t.name)
+            )
+    raise ValueError(f"dag() found no fan-out draw of {n} subtasks over {cap} tools in 50 tries")
 
 
 #: The built-in task generators: name -> (function, one-line doc).

@@ -154,7 +154,13 @@ class Subtask:
     id: str
     tool: str
     output: str
+    #: Subtask ids (or, when every tool is used once, tool names) that must come first.
     depends_on: tuple[str, ...] = ()
+    #: Fan-out tasks (`compiler.fanout`): the entity (1..count) this call serves, 0 if shared;
+    #: the argument values it must be sent and the value it must return.
+    entity: int = 0
+    args: tuple[tuple[str, str], ...] = ()
+    value: str = ""
 
 
 @frozen
@@ -190,6 +196,9 @@ class TaskDef:
     span: Span | None = _span()
     #: The task's own constraints (None: the scenario's apply).
     constraints: tuple[TaskConstraint, ...] | None = None
+    #: Fan-out tasks: (entity datatype, count), and every given value of each given datatype.
+    entities: tuple[str, int] = ("", 1)
+    values: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @frozen

@@ -33,7 +33,11 @@ def _node_classes() -> list[type]:
     return out
 
 
-_OMIT_IF_DEFAULT = {"TaskDef": ("constraints",), "GroundTruth": ("reference",)}
+_OMIT_IF_DEFAULT = {
+    "TaskDef": ("constraints", "entities", "values"),
+    "Subtask": ("entity", "args", "value"),
+    "GroundTruth": ("reference",),
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -54,8 +58,8 @@ def converter() -> cattrs.Converter:
     for cls in classes:
         names = {f.name for f in attrs.fields(cls)}
         overrides = {n: override(omit=True) for n in ("span", "_plain") if n in names}
-        # Fields added for per-task constraints are left out while unused, so the stage output
-        # of scenarios without them is unchanged.
+        # Fields added later (per-task constraints, fan-out entities) are left out while unused,
+        # so the stage output of scenarios without them is unchanged.
         for n in _OMIT_IF_DEFAULT.get(cls.__name__, ()):
             overrides[n] = override(omit_if_default=True)
         plain = make_dict_unstructure_fn(cls, conv, **overrides)

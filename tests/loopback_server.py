@@ -290,6 +290,7 @@ class OracleResponder:
         user = next(m for m in messages if m.get("role") == "user")
         bundle, task = self.find(str(user.get("content")))
         held = dict(task["given"])
+        returned: set[str] = set()
         for message in messages:
             if message.get("role") != "tool":
                 continue
@@ -299,9 +300,21 @@ class OracleResponder:
                 continue
             if isinstance(result, dict) and result.get("ok") and result.get("output"):
                 held[result["output"]] = result["value"]
+                returned.add(str(result["value"]))
         prompt = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 20 * len(
             request.get("tools") or []
         )
+        if "entities" in task:  # a fan-out task: each subtask is sent its own entity's values
+            done = {s["id"] for s in task["subtasks"] if s["value"] in returned}
+            ready = [
+                (s["tool"], dict(s["args"]))
+                for s in task["subtasks"]
+                if s["id"] not in done and set(s["depends_on"]) <= done
+            ]
+            if ready:
+                return tool_calls(*ready, usage=_usage(None, prompt, 15 * len(ready)))
+            text = "Here is what you asked for: " + ", ".join(s["value"] for s in task["subtasks"])
+            return answer(text, usage=_usage(None, prompt, 12))
         layers = task["truth"].get("layers") or [[t] for t in task["truth"]["path"]]
         for layer in layers:
             missing = [t for t in layer if not set(bundle.tools[t]["outputs"]) <= set(held)]

@@ -18,6 +18,7 @@ from loopback_server import LoopbackServer, OracleResponder, Reply, answer, erro
 
 from compiler.runtime.agents import AGENTS
 from compiler.runtime.bundle import LoadedBundle
+from compiler.runtime.env import Env
 from compiler.runtime.llm import SYSTEM_PROMPT, OpenAIAgent, openai_agent_factory, openai_tools
 from compiler.runtime.parallel import attach_step_log, run_concurrent
 from compiler.runtime.run import episode, read_trajectories, run
@@ -43,6 +44,25 @@ def server(multi: LoadedBundle, travel: LoadedBundle) -> Iterator[LoopbackServer
         yield loopback
 
 
+def layered(multi: LoadedBundle) -> str:
+    """A task of the generated bundle with a parallel layer and a dependent one, holding one
+    value per datatype (a fan-out task's calls need values the responder does not pick)."""
+    return next(
+        t
+        for t, task in sorted(multi.tasks.items())
+        if "entities" not in task
+        and len(task["truth"]["layers"]) > 1
+        and any(len(layer) > 1 for layer in task["truth"]["layers"])
+    )
+
+
+def first_call(multi: LoadedBundle, task_id: str) -> tuple[str, dict[str, str]]:
+    """The task's first ground-truth call, sent the given values."""
+    task = multi.tasks[task_id]
+    tool = task["truth"]["layers"][0][0]
+    return tool, {p["name"]: task["given"][p["datatype"]] for p in multi.tools[tool]["params"]}
+
+
 def agent(server: LoopbackServer, **options: Any) -> OpenAIAgent:
     return OpenAIAgent("loopback-model", server.base_url, **{**FAST_RETRY, **options})
 
@@ -56,14 +76,14 @@ def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_parallel_tool_calls_solve_a_task(server: LoopbackServer, multi: LoadedBundle) -> None:
     llm = agent(server)
-    record = episode(multi, "hard-003", llm, llm.name)
+    task_id = layered(multi)
+    record = episode(multi, task_id, llm, llm.name)
     outcome = record["outcome"]
     assert outcome["success"] and outcome["invalid_calls"] == 0
     assert sorted(outcome["path"]) == sorted(outcome["truth"]["path"])
     # one action per layer of the task's DAG (a layer of several tools is one parallel action),
     # then the answer
-    layers = multi.tasks["hard-003"]["truth"]["layers"]
-    assert any(len(layer) > 1 for layer in layers), "the bundle's hard-003 has no parallel layer"
+    layers = multi.tasks[task_id]["truth"]["layers"]
     kinds = [s["action"]["type"] for s in record["steps"]]
     assert kinds == ["parallel" if len(layer) > 1 else "call" for layer in layers] + ["answer"]
     assert [len(s["action"].get("calls", [None])) for s in record["steps"][:-1]] == [
@@ -73,13 +93,12 @@ def test_parallel_tool_calls_solve_a_task(server: LoopbackServer, multi: LoadedB
     first = server.requests[0]
     assert first["model"] == "loopback-model"
     assert first["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
-    assert multi.tasks["hard-003"]["query"] in first["messages"][1]["content"]
-    name, value = sorted(multi.tasks["hard-003"]["given"].items())[0]
+    assert multi.tasks[task_id]["query"] in first["messages"][1]["content"]
+    name, value = sorted(multi.tasks[task_id]["given"].items())[0]
     assert f"- {name}: {value}" in first["messages"][1]["content"]
     assert first["parallel_tool_calls"] is True and first["temperature"] == 0.0
-    assert {t["function"]["name"] for t in first["tools"]} == set(
-        multi.visible_tools(multi.tasks["hard-003"])
-    )
+    listed = Env(multi, task_id).reset()["tools"]  # blocker siblings are not listed
+    assert {t["function"]["name"] for t in first["tools"]} == set(listed)
 
     # every tool call is answered by a tool message with its id, in order, with the Env's result
     second = server.requests[1]
@@ -102,15 +121,12 @@ def test_sequential_calls_when_parallel_calls_are_off(
     server: LoopbackServer, multi: LoadedBundle
 ) -> None:
     llm = agent(server, parallel_tool_calls=False)
-    results = multi.tasks["hard-003"]["given"]["SearchResults"]
-    server.script(tool_calls(("extract_links", {"results": results})))
-    record = episode(multi, "hard-003", llm, llm.name)
+    task_id = layered(multi)
+    tool, args = first_call(multi, task_id)
+    server.script(tool_calls((tool, args)))
+    record = episode(multi, task_id, llm, llm.name)
     assert server.requests[0]["parallel_tool_calls"] is False
-    assert record["steps"][0]["action"] == {
-        "type": "call",
-        "tool": "extract_links",
-        "args": {"results": results},
-    }
+    assert record["steps"][0]["action"] == {"type": "call", "tool": tool, "args": args}
     assert record["outcome"]["success"]
 
 
@@ -270,11 +286,11 @@ tasks t { id "t" given A goal B query "Reach B." }
 
 def test_token_usage_and_latency_are_recorded(server: LoopbackServer, multi: LoadedBundle) -> None:
     usage = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290}
-    address = multi.tasks["hard-002"]["given"]["Address"]
-    reply: Reply = tool_calls(("geocode", {"address": address}), usage=usage)
+    task_id = layered(multi)
+    reply: Reply = tool_calls(first_call(multi, task_id), usage=usage)
     server.script(reply.after(0.05))
     llm = agent(server)
-    record = episode(multi, "hard-002", llm, llm.name)
+    record = episode(multi, task_id, llm, llm.name)
     first = llm.step_log[0]
     assert (first["prompt_tokens"], first["completion_tokens"], first["total_tokens"]) == (
         1234,

@@ -97,11 +97,64 @@ def args_for(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str,
     return {p["name"]: held[p["datatype"]] for p in bundle.tools[tool]["params"]}
 
 
+def fan_out_layers(task: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """A fan-out task's subtasks in dependency layers (each after every subtask it names)."""
+    left, done, layers = list(task["subtasks"]), set(), []
+    while left:
+        layer = [s for s in left if set(s["depends_on"]) <= done]
+        assert layer, "the subtasks form a cycle"
+        layers.append(layer)
+        done |= {s["id"] for s in layer}
+        left = [s for s in left if s["id"] not in done]
+    return layers
+
+
+async def play_fan_out(
+    client: Client,
+    bundle: LoadedBundle,
+    task: dict[str, Any],
+    parallel: bool,
+    labelled: bool = True,
+) -> list[tuple[str, Any]]:
+    """Play a fan-out task layer by layer (each layer's calls sent together, with or without
+    turn labels, or one at a time): each call is sent the values its own dependencies returned
+    (given values otherwise); return (expected value, result) pairs."""
+    returned: dict[str, str] = {}
+    by_id = {s["id"]: s for s in task["subtasks"]}
+    out = []
+    for turn, layer in enumerate(fan_out_layers(task), start=1):
+
+        def args(s: dict[str, Any]) -> dict[str, str]:
+            made = {by_id[d]["output"]: returned[d] for d in s["depends_on"]}
+            return {
+                p["name"]: made.get(p["datatype"], s["args"][p["name"]])
+                for p in bundle.tools[s["tool"]]["params"]
+            }
+
+        meta = {"scn/turn": turn} if labelled else None
+        if parallel:
+            batch = await asyncio.gather(
+                *(client.call_tool(s["tool"], args(s), meta=meta) for s in layer)
+            )
+        else:
+            batch = [await client.call_tool(s["tool"], args(s)) for s in layer]
+        for s, r in zip(layer, batch, strict=True):
+            assert not r.is_error, r.content[0].text
+            returned[s["id"]] = r.structured_content["value"]
+            out.append((s["value"], r))
+    answer = " ".join(returned.values())
+    done = await client.call_tool("scn_submit_answer", {"answer": answer})
+    assert json.loads(done.content[0].text)["success"] is True
+    return out
+
+
 async def play_layers(
     client: Client, bundle: LoadedBundle, task: dict[str, Any], parallel: bool
-) -> list[Any]:
+) -> list[tuple[str, Any]]:
     """Play a task's ground-truth layers: one labelled turn per layer (parallel) or one call at
-    a time (sequential); return every result."""
+    a time (sequential); return (expected value, result) pairs."""
+    if "entities" in task:
+        return await play_fan_out(client, bundle, task, parallel)
     held = dict(task["given"])
     results = []
     turn = 0
@@ -122,15 +175,21 @@ async def play_layers(
     answer = " ".join(held[g] for g in task["goals"])
     done = await client.call_tool("scn_submit_answer", {"answer": answer})
     assert json.loads(done.content[0].text)["success"] is True
-    return results
+    answers = task["truth"]["answer"]
+    return [(answers[r.structured_content["output"]], r) for r in results]
 
 
 # --------------------------------------------------------------------------- listing
 
 
 def test_http_lists_every_servers_tools(http: dict[str, Any], bundle: LoadedBundle) -> None:
-    groups = server_tools(bundle)
-    assert len(groups) >= 15 and sum(len(v) for v in groups.values()) >= 140
+    # blocker siblings are listed only while a swap_sibling event has them stand in
+    siblings = {n for n, spec in bundle.tools.items() if spec["kind"] == "blocker"}
+    groups = {
+        name: [e for e in entries if e["name"] not in siblings]
+        for name, entries in server_tools(bundle).items()
+    }
+    assert siblings and len(groups) >= 15 and sum(len(v) for v in groups.values()) >= 140
 
     async def main() -> None:
         for name, entries in groups.items():
@@ -142,7 +201,7 @@ def test_http_lists_every_servers_tools(http: dict[str, Any], bundle: LoadedBund
                     assert tool.description == entry["description"]
         async with Client(f"{http['url']}/mcp") as client:
             names = {t.name for t in (await client.list_tools()).tools}
-            assert names == set(bundle.tools) | {"scn_get_task", "scn_submit_answer"}
+            assert names == set(bundle.tools) - siblings | {"scn_get_task", "scn_submit_answer"}
         async with Client(f"{http['url']}/mcp/scn") as client:
             names = {t.name for t in (await client.list_tools()).tools}
             assert names == {"scn_get_task", "scn_submit_answer"}
@@ -167,13 +226,12 @@ def test_http_calls_get_the_bundles_answers_and_are_scored(
                     assert got == {
                         "task": task["id"],
                         "query": task["query"],
-                        "given": task["given"],
+                        "given": task.get("values") or task["given"],
                     }
                     results = await play_layers(client, bundle, task, mode == "parallel")
-                for r in results:
-                    output = r.structured_content["output"]
-                    assert r.structured_content["value"] == task["truth"]["answer"][output]
-                    assert r.content[0].text == task["truth"]["answer"][output]
+                for expected, r in results:
+                    assert r.structured_content["value"] == expected
+                    assert r.content[0].text == expected
 
     run(main())
     records = [r for r in read_trajectories(http["log"]) if r["agent"].startswith("mcp-")]
@@ -221,25 +279,60 @@ def test_a_dependent_call_in_its_producers_turn_fails_visibly(
     run(main())
 
 
+def pick_fan_out_pair(
+    bundle: LoadedBundle,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(task, producer, consumer, the producer's tool for another entity): a repeated subtask
+    whose only dependency is its own entity's first-layer producer."""
+    for task in bundle.tasks.values():
+        if "entities" not in task:
+            continue
+        by_id = {s["id"]: s for s in task["subtasks"]}
+        for s in task["subtasks"]:
+            deps = [by_id[d] for d in s["depends_on"]]
+            if s["entity"] and len(deps) == 1 and deps[0]["entity"] and not deps[0]["depends_on"]:
+                other = next(
+                    x
+                    for x in task["subtasks"]
+                    if x["tool"] == deps[0]["tool"] and x["entity"] != s["entity"]
+                )
+                return task, deps[0], s, other
+    raise AssertionError("no fan-out task in the generated bundle has such a pair")
+
+
+def test_a_fan_out_call_needs_the_value_its_own_producer_returned(
+    http: dict[str, Any], bundle: LoadedBundle
+) -> None:
+    """Several values of one datatype: holding another entity's value is not enough, and a
+    call sent in its producer's turn fails visibly."""
+    task, producer, consumer, other = pick_fan_out_pair(bundle)
+
+    async def main() -> None:
+        url = f"{http['url']}/mcp?task={task['id']}&episode=fan-out"
+        async with Client(url) as client:
+            first = await client.call_tool(other["tool"], other["args"], meta={"scn/turn": 1})
+            assert first.structured_content["value"] == other["value"]
+            made = await client.call_tool(producer["tool"], producer["args"], meta={"scn/turn": 2})
+            assert made.structured_content["value"] == producer["value"]
+            early = await client.call_tool(consumer["tool"], consumer["args"], meta={"scn/turn": 2})
+            assert early.is_error and "is not a" in early.content[0].text
+            late = await client.call_tool(consumer["tool"], consumer["args"], meta={"scn/turn": 3})
+            assert not late.is_error
+            assert late.structured_content["value"] == consumer["value"]
+
+    run(main())
+
+
 def test_unlabelled_concurrent_calls_form_one_turn(bundle: LoadedBundle, tmp_path: Path) -> None:
     """A client that knows nothing of scn: concurrent requests are one turn, because every call
     stays in flight for its tool's (scaled) latency; awaited ones are separate turns."""
     task = max(bundle.tasks.values(), key=lambda t: len(t["truth"]["layers"][0]))
     layers = task["truth"]["layers"]
-    assert len(layers[0]) > 1
+    assert len(layers[0]) > 1 and "entities" in task  # a fan-out task: one tool per entity
 
     async def main(url: str) -> None:
-        held = dict(task["given"])
         async with Client(f"{url}/mcp?task={task['id']}&agent=plain") as client:
-            for layer in layers:
-                batch = await asyncio.gather(
-                    *(client.call_tool(t, args_for(bundle, t, held)) for t in layer)
-                )
-                for r in batch:
-                    assert not r.is_error, r.content[0].text
-                    held[r.structured_content["output"]] = r.structured_content["value"]
-            answer = " ".join(held[g] for g in task["goals"])
-            await client.call_tool("scn_submit_answer", {"answer": answer})
+            await play_fan_out(client, bundle, task, True, labelled=False)
 
     # latencies are 20 ms and more, so each call stays in flight for at least 100 ms
     with serving(tmp_path, "--latency-scale", "5") as server:
@@ -372,3 +465,91 @@ def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) 
             }
 
     run(main())
+
+
+# --------------------------------------------------------------------------- listing changes
+
+
+def swapping_task(bundle: LoadedBundle) -> tuple[str, str, str]:
+    """(task, baseline, sibling) of a fan-out task whose swap lists the sibling for a turn, as
+    the in-process runtime plays it with the oracle."""
+    from compiler.runtime.agents import AGENTS
+    from compiler.runtime.env import Env
+
+    for task_id in sorted(t for t in bundle.tasks if "entities" in bundle.tasks[t]):
+        env = Env(bundle, task_id, max_steps=200, blocker="swap_tool", blocks=3)
+        observation = env.reset()
+        agent = AGENTS["oracle"][0]()
+        agent.begin(bundle, env.task)
+        while not env.done:
+            observation, *_ = env.step(agent.act(observation))
+            for event in env.events:
+                if event["sibling"] and event["sibling"] in observation["tools"]:
+                    return task_id, event["tool"], event["sibling"]
+    raise AssertionError("no fan-out task of the generated bundle lists a swapped sibling")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_swapped_tool_changes_the_listing_and_notifies_the_client(
+    bundle: LoadedBundle, tmp_path: Path, mode: str
+) -> None:
+    """The oracle over a real client, seeing only what MCP shows it: the listing (re-read each
+    turn) and the values its calls return; each turn's calls are sent together, unlabelled. A
+    `swap_tool` event lists the misleading sibling instead of its baseline for a turn, with
+    notifications/tools/list_changed."""
+    from mcp_types import ToolListChangedNotification
+
+    from compiler.runtime.agents import AGENTS
+
+    task_id, baseline, sibling = swapping_task(bundle)
+    task = bundle.tasks[task_id]
+    notices: list[Any] = []
+
+    async def handler(message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification) or "list_changed" in str(message):
+            notices.append(message)
+
+    async def main(url: str) -> list[list[str]]:
+        listings = []
+        address = f"{url}/mcp?task={task_id}&agent=mcp-oracle"
+        async with Client(address, message_handler=handler, mode=mode) as client:
+            agent = AGENTS["oracle"][0]()
+            agent.begin(bundle, task)
+            values = {d: list(v) for d, v in task["values"].items()}
+            for _turn in range(1, 60):
+                listing = [t.name for t in (await client.list_tools()).tools]
+                listings.append(listing)
+                observation = {
+                    "held": dict(task["given"]),
+                    "values": values,
+                    "tools": listing,
+                    "goals": task["goals"],
+                    "events": [],
+                }
+                action = agent.act(observation)
+                if action["type"] == "answer":
+                    done = await client.call_tool("scn_submit_answer", {"answer": action["answer"]})
+                    assert json.loads(done.content[0].text)["success"] is True
+                    return listings
+                calls = action["calls"] if action["type"] == "parallel" else [action]
+                # unlabelled and concurrent: one turn, which the next listing ends
+                results = await asyncio.gather(
+                    *(client.call_tool(c["tool"], c["args"]) for c in calls)
+                )
+                for r in results:
+                    assert not r.is_error, r.content[0].text
+                    output = r.structured_content["output"]
+                    values.setdefault(output, []).append(r.structured_content["value"])
+        raise AssertionError("the episode did not end")
+
+    # latencies are 20 ms and more, so each call stays in flight for at least 100 ms
+    with serving(tmp_path, "--latency-scale", "5", "--blocker", "swap_tool", "--blocks", "3") as s:
+        listings = run(main(s["url"]))
+        (record,) = read_trajectories(s["log"])
+    swapped = [i for i, listing in enumerate(listings) if sibling in listing]
+    assert swapped and all(baseline not in listings[i] for i in swapped)
+    assert baseline in listings[0] and sibling not in listings[0]
+    assert any(e["tool"] == baseline for e in record["outcome"]["events"])
+    assert record["outcome"]["success"]
+    if mode == "legacy":  # the 2026-07-28 protocol sends change notices on listen streams only
+        assert notices, "no notifications/tools/list_changed reached the client"

@@ -39,16 +39,22 @@ def full(tmp_path_factory: pytest.TempPathFactory) -> LoadedBundle:
     return _compiled(42, 100, 100, str(tmp_path_factory.mktemp("multi_mcp")))
 
 
+def producers(subtasks: list[dict[str, Any]], s: dict[str, Any]) -> list[dict[str, Any]]:
+    """The subtasks `s` depends on (named by id in fan-out tasks, else by tool)."""
+    by_id = {x["id"]: x for x in subtasks}
+    by_tool = {x["tool"]: x for x in subtasks}
+    return [by_id[d] if d in by_id else by_tool[d] for d in s["depends_on"]]
+
+
 def depth(subtasks: list[dict[str, Any]]) -> int:
     """Longest dependency chain (in subtasks), by memoised search; fails on a cycle."""
     by_id = {s["id"]: s for s in subtasks}
-    by_tool = {s["tool"]: s["id"] for s in subtasks}
     memo: dict[str, int] = {}
 
     def visit(node: str, stack: frozenset[str]) -> int:
         assert node not in stack, f"cycle through {node}"
         if node not in memo:
-            deps = [by_tool[t] for t in by_id[node]["depends_on"]]
+            deps = [p["id"] for p in producers(subtasks, by_id[node])]
             memo[node] = 1 + max((visit(d, stack | {node}) for d in deps), default=0)
         return memo[node]
 
@@ -94,8 +100,8 @@ def test_tasks_have_the_papers_levels_and_a_complete_truth(full: LoadedBundle) -
         # a dependency is real: the consumer needs a datatype that only its producer returns
         for s in subtasks:
             needs = {p["datatype"] for p in full.tools[s["tool"]]["params"]}
-            for producer in s["depends_on"]:
-                made = set(full.tools[producer]["outputs"])
+            for producer in producers(subtasks, s):
+                made = set(full.tools[producer["tool"]]["outputs"])
                 assert made & needs and not made & set(task["given"])
     assert levels == {"easy": 100, "hard": 100}
     hard = [t for t in full.tasks.values() if t["info"]["level"] == "hard"]
@@ -269,7 +275,7 @@ def play_over_episode(bundle: LoadedBundle, task_id: str, blocker: str, blocks: 
     return ep.record("bundle", "test")
 
 
-@pytest.mark.parametrize("blocker", ["slow_tool", "server_down"])
+@pytest.mark.parametrize("blocker", ["slow_tool", "server_down", "swap_tool"])
 def test_blockers_over_mcp_episodes_match_the_runtime(full: LoadedBundle, blocker: str) -> None:
     fired = 0
     for task_id in sorted(full.tasks)[::10]:
@@ -291,3 +297,194 @@ def test_blockers_over_mcp_episodes_match_the_runtime(full: LoadedBundle, blocke
         ]
         assert served["settings"]["blocker"] == blocker and served["settings"]["blocks"] == 2
     assert fired >= 20
+
+
+# --------------------------------------------------------------------------- fan-out tasks
+
+
+def test_hard_tasks_repeat_at_most_ten_tools_over_up_to_fifty_subtasks(full: LoadedBundle) -> None:
+    hard = [t for t in full.tasks.values() if t["info"]["level"] == "hard"]
+    fanned = [t for t in hard if "entities" in t]
+    assert len(fanned) >= len(hard) // 2 and max(len(t["subtasks"]) for t in hard) >= 40
+    for task in fanned:
+        subtasks = task["subtasks"]
+        tools = {s["tool"] for s in subtasks}
+        assert len(tools) <= 10 and len(tools) < len(subtasks) <= 50
+        entity, count = task["entities"]["datatype"], task["entities"]["count"]
+        assert count >= 2 and len(set(task["values"][entity])) == count
+        by_tool: dict[str, list[str]] = {}
+        for s in subtasks:
+            by_tool.setdefault(s["tool"], []).append(s["value"])
+            # every argument is a given value, or the value a dependency of this subtask returns
+            made = {(p["output"], p["value"]) for p in producers(subtasks, s)}
+            for param in full.tools[s["tool"]]["params"]:
+                sent = (param["datatype"], s["args"][param["name"]])
+                assert sent in made or sent[1] in task["values"].get(sent[0], []), s["id"]
+        # a repeated tool returns a different value for each entity
+        assert all(len(set(v)) == len(v) for v in by_tool.values())
+        assert any(len(v) == count for v in by_tool.values())
+
+
+def test_a_fan_out_call_needs_its_own_entitys_value_in_the_runtime(full: LoadedBundle) -> None:
+    from compiler.runtime.env import Env
+
+    task = next(t for t in full.tasks.values() if "entities" in t and t["truth"]["min_turns"] > 1)
+    by_id = {s["id"]: s for s in task["subtasks"]}
+    consumer = next(s for s in task["subtasks"] if s["depends_on"] and s["entity"])
+    env = Env(full, task["id"], max_steps=200)
+    observation = env.reset()
+    assert (
+        observation["values"][task["entities"]["datatype"]]
+        == task["values"][task["entities"]["datatype"]]
+    )
+    forged = dict(consumer["args"])
+    for name in forged:
+        forged[name] = forged[name] + "-guessed"
+    _, _, _, _ = env.step({"type": "call", "tool": consumer["tool"], "args": forged})
+    assert not env.steps[-1]["results"][0]["valid"]
+    # every producer but this consumer's own, then the consumer: its input value is not held
+    ahead = [by_id[d] for d in consumer["depends_on"]]
+    layers = []
+    done: set[str] = set()
+    while len(done) < len(by_id):
+        layer = [
+            s for s in task["subtasks"] if s["id"] not in done and set(s["depends_on"]) <= done
+        ]
+        layers.append(layer)
+        done |= {s["id"] for s in layer}
+    before = [s for layer in layers for s in layer if consumer["id"] not in s["depends_on"]]
+    before = [s for s in before if s not in ahead and s is not consumer]
+    for s in before:
+        if not set(s["depends_on"]) & {a["id"] for a in ahead}:
+            env.step({"type": "call", "tool": s["tool"], "args": s["args"]})
+    env.step({"type": "call", "tool": consumer["tool"], "args": consumer["args"]})
+    assert not env.steps[-1]["results"][0]["ok"]
+    # its producers in one turn with it: still refused; after them: its recorded value
+    env.step(
+        {
+            "type": "parallel",
+            "calls": [{"tool": s["tool"], "args": s["args"]} for s in [*ahead, consumer]],
+        }
+    )
+    assert [r["ok"] for r in env.steps[-1]["results"]] == [True] * len(ahead) + [False]
+    env.step({"type": "call", "tool": consumer["tool"], "args": consumer["args"]})
+    assert env.steps[-1]["results"][0]["value"] == consumer["value"]
+
+
+def test_a_fan_out_answer_must_carry_every_entitys_value(full: LoadedBundle) -> None:
+    task = next(t for t in full.tasks.values() if "entities" in t)
+    record = episode(full, task["id"], AGENTS["oracle"][0](), "oracle", max_steps=60)
+    answer = record["outcome"]["answer"]
+    assert record["outcome"]["success"]
+    assert all(s["value"] in answer for s in task["subtasks"])
+    from compiler.runtime.env import Env
+
+    env = Env(full, task["id"], max_steps=200)
+    observation = env.reset()
+    agent = AGENTS["oracle"][0]()
+    agent.begin(full, task)
+    while True:
+        action = agent.act(observation)
+        if action["type"] == "answer":
+            break
+        observation, *_ = env.step(action)
+    last = task["subtasks"][-1]["value"]
+    env.step({"type": "answer", "answer": action["answer"].replace(last, "")})
+    assert env.outcome()["goals_reached"] and not env.outcome()["success"]
+
+
+# --------------------------------------------------------------------------- misleading siblings
+
+
+def play_listing(
+    bundle: LoadedBundle, task_id: str, blocker: str | None, blocks: int
+) -> tuple[Any, list[list[str]]]:
+    """The oracle through `Env`; return the Env and the tools listed before each step."""
+    from compiler.runtime.env import Env
+
+    env = Env(bundle, task_id, max_steps=200, blocker=blocker, blocks=blocks)
+    observation = env.reset()
+    agent = AGENTS["oracle"][0]()
+    agent.begin(bundle, env.task)
+    listings = [observation["tools"]]
+    while not env.done:
+        observation, *_ = env.step(agent.act(observation))
+        listings.append(observation["tools"])
+    return env, listings
+
+
+def test_misleading_siblings_are_listed_only_when_swapped_in(full: LoadedBundle) -> None:
+    siblings = {n for n, spec in full.tools.items() if spec["kind"] == "blocker"}
+    assert siblings and all(full.tools[n]["baseline"] in full.tools for n in siblings)
+    assert len(siblings) < len(full.tools) // 4  # only some servers have them
+    task_id = sorted(full.tasks)[0]
+    env, listings = play_listing(full, task_id, None, 0)
+    assert env.outcome()["success"]
+    assert all(not siblings & set(listed) for listed in listings)
+    assert len(listings[0]) == len(full.tools) - len(siblings)
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_the_oracle_replans_around_a_swapped_tool_and_completes(
+    full: LoadedBundle, blocks: int
+) -> None:
+    from compiler.runtime.subtasks import expected
+
+    swapped = listed = 0
+    for task_id in sorted(full.tasks):
+        env, listings = play_listing(full, task_id, "swap_tool", blocks)
+        outcome = env.outcome()
+        assert outcome["success"] and outcome["invalid_calls"] == 0, task_id
+        steps = {e["step"] for e in outcome["events"]}
+        values = {expected(env.task, s) for s in env.task["subtasks"]}
+        for event in outcome["events"]:
+            if event["tool"] is None:
+                continue
+            swapped += 1
+            tool, sibling, k = event["tool"], event["sibling"], event["step"]
+            assert full.tools[sibling]["baseline"] == tool
+            # at the trigger step the sibling answered for its baseline: plausible, untrusted,
+            # and not the value the subtask needs
+            misled = [r for r in env.steps[k]["results"] if r["tool"] == tool]
+            assert misled and all(r["ok"] and not r["trusted"] for r in misled)
+            assert not {r["value"] for r in misled} & values
+            if sibling in listings[k + 1]:  # listed in its place for the next turn
+                listed += 1
+                assert tool not in listings[k + 1]
+                assert tool not in [r["tool"] for r in env.steps[k + 1]["results"]]
+                if k + 1 not in steps:
+                    assert tool in listings[k + 2] and sibling not in listings[k + 2]
+    assert swapped >= len(full.tasks) // 10 and listed > 0
+
+
+def test_a_listed_sibling_misleads_and_its_baseline_is_refused(full: LoadedBundle) -> None:
+    from compiler.runtime.env import Env
+    from compiler.runtime.subtasks import expected, pending
+
+    for task_id in sorted(full.tasks):
+        env = Env(full, task_id, max_steps=200, blocker="swap_tool", blocks=3)
+        observation = env.reset()
+        agent = AGENTS["oracle"][0]()
+        agent.begin(full, env.task)
+        while not env.done and not any(e["sibling"] in env.available() for e in env.events):
+            observation, *_ = env.step(agent.act(observation))
+        if env.done:
+            continue
+        event = next(e for e in env.events if e["sibling"] in env.available())
+        subtask = next(s for s in pending(env.task, env.values) if s["tool"] == event["tool"])
+        args = dict(subtask.get("args") or {})
+        if not args:
+            args = {p["name"]: env.held[p["datatype"]] for p in full.tools[event["tool"]]["params"]}
+        calls = [{"tool": event["tool"], "args": args}, {"tool": event["sibling"], "args": args}]
+        env.step({"type": "parallel", "calls": calls})
+        refused, misled = env.steps[-1]["results"]
+        assert not refused["valid"] and "not available" in refused["error"]
+        assert misled["ok"] and not misled["trusted"]
+        assert misled["value"] != expected(env.task, subtask)
+        assert subtask in pending(env.task, env.values)  # a misleading answer completes nothing
+        observation = env.observation([])
+        while not env.done:
+            observation, *_ = env.step(agent.act(observation))
+        assert env.outcome()["success"]
+        return
+    raise AssertionError("no task had a sibling listed")

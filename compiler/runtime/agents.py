@@ -12,6 +12,7 @@ import json
 import random
 from typing import Any
 
+from compiler.runtime import subtasks as fan
 from compiler.runtime.bundle import LoadedBundle
 
 
@@ -47,6 +48,8 @@ class OracleAgent:
     """
 
     name = "oracle"
+    #: The most calls of a fan-out task's layer sent in one turn.
+    width = 1_000_000
 
     def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
         self.bundle = bundle
@@ -64,6 +67,8 @@ class OracleAgent:
             return self.seeker.act(observation)
         if self.reference and not observation.get("events"):
             return self.reference.pop(0)
+        if fan.is_dag(self.task):  # plan from the values held, every turn
+            return self.dag_turn(observation)
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
             from compiler.runtime.blockers import layered, optimal_path
@@ -86,6 +91,24 @@ class OracleAgent:
             return _answer_goals(observation["goals"], held)
         layer = self.plan.pop(0)
         calls = [{"tool": t, "args": _args(self.bundle, t, held)} for t in layer]
+        if len(calls) == 1:
+            return {"type": "call", **calls[0]}
+        return {"type": "parallel", "calls": calls}
+
+    def dag_turn(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The next layer of a DAG task's pending subtasks whose tools are listed, each sent its
+        own values (so a call that failed is retried, a swapped-out tool waits, and an event
+        needs no other re-planning); the answer once none is pending."""
+        held = observation["held"]
+        values = observation.get("values") or {d: [v] for d, v in held.items()}
+        layers = fan.plan(self.task, values)
+        if not layers:
+            return {"type": "answer", "answer": fan.answer(observation["goals"], values)}
+        layer = (fan.next_turn(self.task, values, observation["tools"]) or layers[0])[: self.width]
+        calls = [
+            {"tool": s["tool"], "args": dict(s.get("args") or _args(self.bundle, s["tool"], held))}
+            for s in layer
+        ]
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
@@ -151,6 +174,7 @@ class SequentialAgent(OracleAgent):
     """
 
     name = "sequential"
+    width = 1
 
     def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
         super().begin(bundle, task)

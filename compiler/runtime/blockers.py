@@ -19,7 +19,12 @@ paper's printed formula). The effects:
   nothing becomes unsolvable;
 - `server_down(server)`: during the trigger step, every call to the server (`called`: the
   server of the step's first call) fails with "unavailable; retry later"; it is back from the
-  next step, so a retry succeeds and the task stays solvable.
+  next step, so a retry succeeds and the task stays solvable;
+- `swap_sibling(kind)` with a schedule trigger: at the trigger step the first call of a tool
+  that has a blocker sibling of that kind is answered by the sibling (its fixed, untrusted
+  answer), and for the next step the sibling is listed instead of the tool, if the task has
+  other calls to make then; such siblings are otherwise never listed (`swap_siblings`). With
+  `trigger retrieval` it is PlanBench-XL's path blocking (`path_blocking`, `retriever`).
 
 After every event the ground truth is re-solved from the agent's current state; the episode's
 ground truth is the concatenation of each segment's prefix up to the next event.
@@ -195,3 +200,28 @@ def optimal_path(
 def event_rng(seed: int) -> random.Random:
     """Return the generator of one event."""
     return random.Random(seed)
+
+
+def swap_siblings(bundle: Any) -> dict[str, dict[str, str]]:
+    """Return, for each scheduled `swap_sibling` blocker of the bundle, {baseline: sibling} over
+    the blocker siblings of the kinds it names (the first of each baseline, in bundle order).
+
+    These siblings are not listed until an event swaps one in for its baseline. Retrieval-time
+    swaps (PlanBench-XL's `path_preserving`) are the retriever's and are left out.
+    """
+    out: dict[str, dict[str, str]] = {}
+    for rule in bundle.scenario.get("blockers", []):
+        if rule.get("effect") != "swap_sibling" or rule.get("trigger") == "retrieval":
+            continue
+        kinds = set(rule.get("effect_args") or [])
+        pairs: dict[str, str] = {}
+        for name, spec in bundle.tools.items():
+            base = spec.get("baseline")
+            if (
+                spec.get("kind") == "blocker"
+                and base
+                and (not kinds or spec.get("sibling") in kinds)
+            ):
+                pairs.setdefault(str(base), name)
+        out[rule["name"]] = pairs
+    return out

@@ -19,6 +19,7 @@ from compiler.diagnostics import ScnDataError
 from compiler.runtime import blockers as bl
 from compiler.runtime import constraints as cons
 from compiler.runtime import protocol as proto
+from compiler.runtime import subtasks as fan
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.toolset import datatype_schemas
 
@@ -76,6 +77,9 @@ class Env:
     datatypes: dict[str, dict[str, Any]] = field(init=False, factory=dict)
     prepared: list[Any] = field(init=False, factory=list)
     held: dict[str, str] = field(init=False, factory=dict)
+    #: Every value held of each datatype; calls are checked against it on fan-out tasks, whose
+    #: entities hold several values of one datatype (`held` keeps the latest).
+    values: dict[str, list[str]] = field(init=False, factory=dict)
     steps: list[dict[str, Any]] = field(init=False, factory=list)
     done: bool = field(init=False, default=False)
     answer: str | None = field(init=False, default=None)
@@ -92,6 +96,11 @@ class Env:
     plan_checks: dict[str, Any] | None = field(init=False, default=None)
     slowed: dict[str, float] = field(init=False, factory=dict)  #: tool -> latency factor
     down: str | None = field(init=False, default=None)  #: the server out for this call step
+    #: Blocker siblings not listed (until a scheduled `swap_sibling` event swaps one in), and
+    #: the swaps in force: baseline -> (sibling, the call step after which it is swapped back).
+    unlisted: set[str] = field(init=False, factory=set)
+    swaps: dict[str, tuple[str, int]] = field(init=False, factory=dict)
+    swap_pairs: dict[str, str] = field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -139,7 +148,7 @@ class Env:
     def reset(self) -> dict[str, Any]:
         """Start the episode and return the first observation."""
         self.task = self.bundle.task(self.task_id)
-        self.held = dict(self.task["given"])
+        self.restore_given()
         self.steps = []
         self.done = False
         self.answer = None
@@ -153,6 +162,10 @@ class Env:
         self.call_steps = 0
         self.slowed = {}
         self.down = None
+        self.swaps = {}
+        pairs = bl.swap_siblings(self.bundle)
+        self.unlisted = {s for p in pairs.values() for s in p.values()}
+        self.swap_pairs = pairs.get(self.rule["name"], {}) if self.rule is not None else {}
         truth = self.task["truth"]
         self.segments = [
             {
@@ -180,6 +193,7 @@ class Env:
             "task": self.task_id,
             "query": self.task["query"],
             "held": dict(self.held),
+            **({"values": self.state()[1]} if fan.is_fan_out(self.task) else {}),
             "goals": list(self.task["goals"]),
             "tools": tools,
             "costs": dict(self.costs) if every else {t: self.costs.get(t, 0.0) for t in tools},
@@ -227,6 +241,9 @@ class Env:
                 ]
                 if firing and self.rule is not None and self.rule["effect"] == "server_down":
                     self.down = bl.outage_server(self.rule, self.bundle.tools, batch[0].tool)
+                for checked in batch if firing else ():
+                    if self.swap_in(checked):
+                        break
                 if (
                     firing
                     and self.rule is not None
@@ -243,6 +260,7 @@ class Env:
                         for i, (r, a) in enumerate(zip(batch, sent, strict=True))
                     ]
                 self.down = None
+                self.end_swaps()
                 self.end_round(batch)
                 self.segments[-1]["calls"] += sum(
                     1 for r in results if r.valid and r.ok and r.trusted
@@ -317,9 +335,10 @@ class Env:
 
     def retrievable(self) -> list[str]:
         """Return the visible tools that are neither banned nor hidden."""
-        if not self.banned and not self.hidden:
+        if not self.banned and not self.hidden and not self.unlisted:
             return list(self.visible)
-        return [t for t in self.visible if t not in self.banned and t not in self.hidden]
+        off = self.banned | self.hidden | self.unlisted
+        return [t for t in self.visible if t not in off]
 
     # ------------------------------------------------------------ blockers
     def event_seed(self) -> int:
@@ -391,7 +410,7 @@ class Env:
             )
             if others:
                 self.task = self.bundle.task(others[rng.randrange(len(others))])
-                self.held = dict(self.task["given"])
+                self.restore_given()
                 self.visible = self.bundle.visible_tools(self.task)
                 self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
                 prefs = ", ".join(
@@ -404,20 +423,37 @@ class Env:
         elif effect == "slow":  # from the trigger call on, which already took longer
             first = results[0]
             self.slowed[first.tool] = bl.slow_factor(self.rule)
-            if first.ok and first.tool in self.bundle.tools:
-                base = self.bundle.tools[first.tool].get("latency_ms") or 1.0
-                first.latency_ms = base * self.slowed[first.tool]
+            for same in results:  # a fan-out turn may call the tool once per entity
+                if same.tool == first.tool and same.ok and first.tool in self.bundle.tools:
+                    base = self.bundle.tools[first.tool].get("latency_ms") or 1.0
+                    same.latency_ms = base * self.slowed[first.tool]
             event.update(tool=first.tool, factor=self.slowed[first.tool])
         elif effect == "server_down":
             event["server"] = bl.outage_server(self.rule, self.bundle.tools, results[0].tool)
+        elif effect == "swap_sibling":  # swapped in at the trigger step (`swap_in`)
+            target = next(iter(self.swaps), None)
+            sibling = self.swaps[target][0] if target is not None else None
+            layers = fan.plan(self.task, self.values) if fan.is_dag(self.task) else []
+            others = [s for s in layers[0] if s["tool"] != target] if layers else []
+            if target is not None and others:  # listed instead of its baseline for one more turn
+                self.unlisted = (self.unlisted - {sibling}) | {target}
+            elif target is not None:  # nothing else to call meanwhile: swapped back at once
+                del self.swaps[target]
+            event.update(tool=target, sibling=sibling)
         self.events.append(event)
-        path, cost = bl.optimal_path(
-            self.bundle.tools, self.available(), self.costs, set(self.held), self.task["goals"]
-        )
+        if fan.is_dag(self.task):  # progress is per subtask value, not per datatype
+            left = [s["tool"] for layer in fan.plan(self.task, self.values) for s in layer]
+            path, cost = left, round(sum(self.costs.get(t, 0.0) for t in left), 6)
+        else:
+            path, cost = bl.optimal_path(
+                self.bundle.tools, self.available(), self.costs, set(self.held), self.task["goals"]
+            )
         self.segments.append(
             {"path": list(path), "cost": cost, "costs": dict(self.costs), "calls": 0}
         )
-        if self.task["truth"].get("layers"):  # a DAG task: events spread over its turns
+        if fan.is_dag(self.task):
+            remaining = len(fan.plan(self.task, self.values))
+        elif self.task["truth"].get("layers"):  # a DAG task: events spread over its turns
             remaining = len(bl.layered(self.bundle.tools, list(path), set(self.held)))
         else:
             remaining = len(path)
@@ -484,6 +520,46 @@ class Env:
         an order's prerequisite is met by an earlier attempt, rejected or not)."""
         self.checker.end_round([r.tool for r in batch])
 
+    def swap_in(self, checked: CallResult) -> bool:
+        """At a `swap_sibling` trigger step: the first valid call of a tool with a sibling makes
+        that sibling answer for it, this step and (listed in its place) the next one."""
+        if self.rule is None or self.rule["effect"] != "swap_sibling" or self.swaps:
+            return False
+        sibling = self.swap_pairs.get(checked.tool)
+        if not checked.valid or sibling is None:
+            return False
+        self.swaps[checked.tool] = (sibling, self.call_steps + 2)
+        return True
+
+    def end_swaps(self) -> None:
+        """After a call step: swap back every sibling whose turn is over (baseline listed again)."""
+        for base, (sibling, until) in list(self.swaps.items()):
+            if self.call_steps + 1 >= until:
+                del self.swaps[base]
+                self.unlisted = (self.unlisted - {base}) | {sibling}
+
+    # ------------------------------------------------------------ held state
+    def restore_given(self) -> None:
+        """Hold what the task gives (a fan-out task gives several values of some datatypes)."""
+        self.held = dict(self.task["given"])
+        given = self.task.get("values") or {d: [v] for d, v in self.held.items()}
+        self.values = {d: list(v) for d, v in given.items()}
+
+    def hold(self, datatype: str, value: str) -> None:
+        """Hold a value a trusted call returned."""
+        self.held[datatype] = value
+        found = self.values.setdefault(datatype, [])
+        if value not in found:
+            found.append(value)
+
+    def state(self) -> tuple[dict[str, str], dict[str, list[str]]]:
+        """A copy of what is held (to play a turn's calls against its start state)."""
+        return dict(self.held), {d: list(v) for d, v in self.values.items()}
+
+    def restore(self, state: tuple[dict[str, str], dict[str, list[str]]]) -> None:
+        held, values = state
+        self.held, self.values = dict(held), {d: list(v) for d, v in values.items()}
+
     # ------------------------------------------------------------ calls
     def check(self, tool: Any, args: Any) -> CallResult:
         """Validate a call against the tool's signature and the agent's typed state."""
@@ -497,7 +573,7 @@ class Env:
             )
         if self.retrieval and name not in self.retrieved:
             return CallResult(name, False, False, error=f"tool {name!r} has not been retrieved yet")
-        if name in self.banned or name in self.hidden:
+        if name in self.banned or name in self.hidden or name in self.unlisted:
             return CallResult(name, False, False, error=f"tool {name!r} is not available any more")
         if not isinstance(args, dict):
             return CallResult(
@@ -520,15 +596,22 @@ class Env:
             )
         if self.bundle.world is not None and self.bundle.world.serves(name):
             return CallResult(name, True, True, args=dict(args))  # free: the world answers
+        several = fan.is_fan_out(self.task)
         for pname, datatype in params.items():
             if datatype not in self.held:
                 return CallResult(
                     name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
                 )
-            if str(args[pname]) != self.held[datatype]:
+            if several and str(args[pname]) not in self.values[datatype]:
+                return CallResult(
+                    name, False, False, error=f"{name}: {pname} is not a {datatype} you hold"
+                )
+            if not several and str(args[pname]) != self.held[datatype]:
                 return CallResult(
                     name, False, False, error=f"{name}: {pname} is not the {datatype} you hold"
                 )
+        if several:  # run on the values sent: each names one entity's value
+            return CallResult(name, True, True, args={k: str(v) for k, v in args.items()})
         return CallResult(name, True, True)
 
     def execute(self, checked: CallResult) -> CallResult:
@@ -544,17 +627,18 @@ class Env:
             output = spec["outputs"][0] if spec["outputs"] else None
             return CallResult(checked.tool, True, True, output, answer.get("value"), cost=cost)
         args = {p["name"]: self.held[p["datatype"]] for p in spec["params"]}
-        if self.protocol is not None and checked.args is not None:
+        if checked.args is not None and (self.protocol is not None or fan.is_fan_out(self.task)):
             args = {k: str(v) for k, v in checked.args.items()}  # run on the values sent
-        result = self.bundle.stubs.TOOLS[checked.tool](self.bundle.backend, args)
+        runs = self.swaps[checked.tool][0] if checked.tool in self.swaps else checked.tool
+        result = self.bundle.stubs.TOOLS[runs](self.bundle.backend, args)
         cost = self.costs.get(checked.tool, self.bundle.cost(self.task, checked.tool))
-        trusted = spec.get("baseline") is None
+        trusted = self.bundle.tools[runs].get("baseline") is None
         if not result.get("ok"):
             return CallResult(
                 checked.tool, False, True, error=result.get("error"), cost=cost, trusted=trusted
             )
         if trusted:
-            self.held[result["output"]] = result["value"]
+            self.hold(result["output"], result["value"])
         if self.protocol is not None:
             self.protocol.record(result["output"], result["value"], trusted)
         latency = None
@@ -583,6 +667,11 @@ class Env:
         if self.protocol is not None:
             return self.protocol.success(self)
         goals = self.task["goals"]
+        if fan.is_fan_out(self.task):  # every subtask's own value, held and answered
+            wanted = [s["value"] for s in self.task["subtasks"]]
+            return not fan.pending(self.task, self.values) and (
+                self.answer is not None and all(v in self.answer for v in wanted)
+            )
         if not all(g in self.held for g in goals):
             return False
         return self.answer is not None and all(self.held[g] in self.answer for g in goals)
@@ -598,7 +687,9 @@ class Env:
         valid = [r for r in calls if r["valid"] and r["ok"]]
         out = {
             "success": self.success(),
-            "goals_reached": all(g in self.held for g in self.task["goals"]),
+            "goals_reached": not fan.pending(self.task, self.values)
+            if fan.is_fan_out(self.task)
+            else all(g in self.held for g in self.task["goals"]),
             "answer": self.answer,
             "calls": len(calls),
             "invalid_calls": sum(1 for r in calls if not r["valid"]),

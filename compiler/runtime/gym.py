@@ -9,7 +9,9 @@ Actions, `Discrete(len(tools) + 1)`:
 - `i < len(tools)`: call tool `i` (the bundle's tools in `tools/internal.json` order, listed in
   `env.tools`) with every argument taken from the held state (the value held for the parameter's
   datatype). A tool whose inputs are not held, or that the task does not show, is an invalid call:
-  the `Env` answers it with an error in `info["results"]`, counts it, and it costs nothing;
+  the `Env` answers it with an error in `info["results"]`, counts it, and it costs nothing.
+  (A fan-out task, which holds several values of one datatype, needs the `Env`: this action
+  always sends the latest value held);
 - `len(tools)` (`env.answer_action`): answer with the held values of the task's goals, which
   ends the episode.
 

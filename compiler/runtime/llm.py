@@ -145,7 +145,7 @@ RETRIEVE_TOOL = {
 
 
 def _user_message(
-    task: dict[str, Any], held: dict[str, str], rules: list[str] | None = None
+    task: dict[str, Any], held: dict[str, Any], rules: list[str] | None = None
 ) -> str:
     lines = [str(task["query"]).strip()]
     if rules:  # a plan-judged bundle: its constraints, worded by their declarations
@@ -153,7 +153,10 @@ def _user_message(
         lines += [f"- {rule}" for rule in rules]
     if held:
         lines += ["", "Values you hold:"]
-        lines += [f"- {datatype}: {value}" for datatype, value in held.items()]
+        lines += [  # a fan-out task gives several values of a datatype
+            f"- {datatype}: {value if isinstance(value, str) else ', '.join(value)}"
+            for datatype, value in held.items()
+        ]
     return "\n".join(lines)
 
 
@@ -285,7 +288,9 @@ class OpenAIAgent:
             {
                 "role": "user",
                 "content": _user_message(
-                    task, dict(task.get("given", {})), world.rules(bundle.scenario)
+                    task,
+                    dict(task.get("values") or task.get("given", {})),
+                    world.rules(bundle.scenario),
                 ),
             },
         ]
@@ -436,7 +441,9 @@ class OpenAIAgent:
             lines += [
                 "",
                 "Your request is now:",
-                _user_message({"query": query}, observation.get("held") or {}),
+                _user_message(
+                    {"query": query}, observation.get("values") or observation.get("held") or {}
+                ),
             ]
         if query is not None:
             self.query = query

@@ -104,8 +104,9 @@ def run_defaults(
     """Fill the options a user left out, from the bundle: (retrieval, max_steps, blocks).
 
     Retrieval mode is on for PlanBench-XL bundles (and whenever the blocker acts at retrieval
-    time); its step budget is PlanBench-XL's 100, else 20. `blocks` defaults to 1 event, or for
-    a retrieval-time blocker to the largest blocked set its `count` allows.
+    time); its step budget is PlanBench-XL's 100, else 20 (twice the most subtasks of a fan-out
+    task, if more). `blocks` defaults to 1 event, or for a retrieval-time blocker to the largest
+    blocked set its `count` allows.
     """
     from compiler.runtime.protocol import MAX_STEPS, builtin_rule
     from compiler.scoring.families import family_of
@@ -121,7 +122,12 @@ def run_defaults(
         family = family_of({"bundle": {"domain": names["domain"], "scenario": names["name"]}})
         retrieval = at_retrieval or family == "planbench"
     if max_steps is None:
-        max_steps = MAX_STEPS if retrieval else 20
+        # Fan-out tasks (up to 50 subtasks) get twice their most subtasks, so that a sequential
+        # agent can finish and retry.
+        most = max(
+            (len(t["subtasks"]) for t in bundle.tasks.values() if "entities" in t), default=0
+        )
+        max_steps = MAX_STEPS if retrieval else max(20, 2 * most)
     if blocker is None:
         blocks = 0
     elif blocks is None:

@@ -59,8 +59,8 @@ class Episode:
         self.env = Env(bundle, task_id, max_steps=MAX_TURNS, blocker=blocker, blocks=blocks)
         self.env.reset()
         self.firing = False  #: the open turn is the one the next blocker event fires at
-        self.snapshot: dict[str, str] = dict(self.env.held)
-        self.pending: dict[str, str] = {}
+        self.snapshot = self.env.state()  #: what was held when the open turn began
+        self.pending: list[tuple[str, str]] = []  #: what the open turn's calls returned
         self.turn_calls: list[dict[str, Any]] = []
         self.turn_results: list[CallResult] = []
         self.turn_label: Any = None
@@ -82,15 +82,17 @@ class Episode:
         env = self.env
         env.end_round(results)
         env.down = None
+        env.end_swaps()
         env.segments[-1]["calls"] += sum(1 for r in results if r.valid and r.ok and r.trusted)
         env.call_steps += 1
-        self.snapshot.update(self.pending)
-        self.pending = {}
-        env.held = dict(self.snapshot)
+        env.restore(self.snapshot)
+        for datatype, value in self.pending:
+            env.hold(datatype, value)
+        self.pending = []
         if self.firing:  # as Env.step does: the event applies after its turn, then re-plans
             env.fire(results)
-            self.snapshot = dict(env.held)  # an event may change the task and what is held
             self.firing = False
+        self.snapshot = env.state()  # an event may change the task and what is held
         self.env.steps.append(
             {
                 "index": len(self.env.steps),
@@ -132,15 +134,17 @@ class Episode:
                 return CallResult(str(tool), False, False, error=f"more than {MAX_TURNS} turns")
             self.turn_label = label
             self.open_turn(tool)
-        env.held = dict(self.snapshot)  # every call of a turn sees the turn's start state
+        env.restore(self.snapshot)  # every call of a turn sees the turn's start state
         checked = env.check(tool, args)
+        if self.firing:  # a swap_sibling event: the turn's first tool with a sibling is swapped
+            env.swap_in(checked)
         if first and self.firing and env.rule and env.rule["effect"] == "ban" and checked.valid:
             result = env.ban(checked)
         else:
             result = env.guarded(checked, [checked], [], args) if checked.valid else checked
         if result.ok and result.trusted and result.output is not None:
-            self.pending[result.output] = result.value or ""
-        self.env.held = dict(self.snapshot)
+            self.pending.append((result.output, result.value or ""))
+        self.env.restore(self.snapshot)
         self.turn_calls.append({"tool": str(tool), "args": args if isinstance(args, dict) else {}})
         self.turn_results.append(result)
         self.in_flight += 1
@@ -161,6 +165,13 @@ class Episode:
         """The call's latency in this episode (a `slow` blocker may have stretched it)."""
         base = self.bundle.tools[tool].get("latency_ms") or 0.0
         return base * self.env.slowed.get(tool, 1.0)
+
+    def settle(self) -> None:
+        """End the open turn if it is unlabelled and none of its calls is in flight (the next
+        call would open a new turn anyway): a tool listing asks what holds now, so the turn's
+        blocker events must have been applied. A labelled turn ends only with its label."""
+        if self.in_flight == 0 and self.turn_label is None and not self.closed:
+            self._close_turn()
 
     def finish_call(self) -> None:
         self.in_flight = max(0, self.in_flight - 1)

@@ -4,7 +4,12 @@ Layout (what an MCP client connects to):
 
 - one MCP server per `server` block of the bundle, at `/mcp/<server>` over streamable HTTP, or
   alone over stdio with `--server NAME`; its tool list is the bundle's `tools/mcp.json` entries
-  of that server, frozen (no list changes during a session);
+  of that server. A blocker sibling is listed only while a `swap_sibling` event has it stand
+  in for its baseline (which is then not listed); the session whose call's turn starts or ends
+  a swap gets `notifications/tools/list_changed`, and every session's `tools/list` follows its
+  episode (a `tools/list` while none of the episode's calls is in flight ends an unlabelled
+  turn, so the listing shows what that turn's events did; a labelled turn ends with the next
+  label, so its events show from the next turn's first call on);
 - `/mcp` (and stdio without `--server`): every tool of every server in one endpoint, plus the
   two control tools below, for clients that take one endpoint;
 - `/mcp/scn`: only the control tools, `scn_get_task` (the task's query and the values it gives)
@@ -37,6 +42,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from compiler.diagnostics import ScnDataError, ScnError
+from compiler.runtime import blockers as bl
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.env import Env
 from compiler.serve.episodes import Episode, Episodes
@@ -102,6 +108,8 @@ class Serving:
         self.params = {
             name: {p["name"] for p in spec["params"]} for name, spec in bundle.tools.items()
         }
+        #: Blocker siblings no episode lists until a swap (`blockers.swap_siblings`).
+        self.unlisted = frozenset(s for p in bl.swap_siblings(bundle).values() for s in p.values())
         if task is not None:
             bundle.task(task)  # an unknown --task is an error at start-up, not at the first call
         if blocker is not None:  # so is an unknown blocker or a count out of its range
@@ -154,7 +162,9 @@ class Serving:
         self.check_arguments(tool, args)
         episode = self.episode(ctx)
         label = (ctx.meta or {}).get("scn/turn")
+        listed = frozenset(episode.env.unlisted)
         result = episode.call(tool, args, label)
+        await self.notify_listing(episode, listed, ctx)
         try:
             if self.latency_scale > 0 and result.valid:
                 await anyio.sleep(episode.latency_ms(tool) * self.latency_scale / 1000.0)
@@ -169,11 +179,19 @@ class Serving:
             content=[types.TextContent(type="text", text=str(result.error))], is_error=True
         )
 
+    async def notify_listing(self, episode: Episode, before: frozenset[str], ctx: Any) -> None:
+        """Send notifications/tools/list_changed if the episode's listing is not `before` (a
+        swap began or ended with the turn just closed)."""
+        if episode.env.unlisted != before:
+            with contextlib.suppress(Exception):  # a client that left misses the notice only
+                await ctx.session.send_tool_list_changed()
+
     async def control(self, tool: str, args: dict[str, Any], ctx: Any) -> types.CallToolResult:
         episode = self.episode(ctx)
         if tool == "scn_get_task":
             task = episode.env.task
-            text = json.dumps({"task": task["id"], "query": task["query"], "given": task["given"]})
+            given = task.get("values") or task["given"]  # a fan-out task gives lists of values
+            text = json.dumps({"task": task["id"], "query": task["query"], "given": given})
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
         answer = args.get("answer")
         if not isinstance(answer, str) or set(args) != {"answer"}:
@@ -191,12 +209,23 @@ class Serving:
         tools = [types.Tool.model_validate(e) for e in entries]
         if control:
             tools += _CONTROL_TOOLS
-        listing = types.ListToolsResult(tools=tools)
         names = {t.name for t in tools}
         controls = {t.name for t in _CONTROL_TOOLS} if control else set()
+        unlisted = self.unlisted
+        listing = types.ListToolsResult(tools=[t for t in tools if t.name not in unlisted])
 
         async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-            return listing
+            if not unlisted:
+                return listing
+            try:  # the session's episode: a swapped tool is listed as its sibling meanwhile
+                episode = self.episode(ctx)
+            except MCPError:  # no task selected yet: the listing every episode starts with
+                return listing
+            listed = frozenset(episode.env.unlisted)
+            episode.settle()  # a turn with nothing in flight is over: apply its events
+            await self.notify_listing(episode, listed, ctx)
+            off = episode.env.unlisted
+            return types.ListToolsResult(tools=[t for t in tools if t.name not in off])
 
         async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
             if params.name not in names:

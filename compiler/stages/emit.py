@@ -17,7 +17,7 @@ from compiler.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginEr
 from compiler.emit.bundle import Bundle, dumps, dumps_lines, sha256
 from compiler.emit.graphs import shape_json
 from compiler.emit.stubs import emit_stubs
-from compiler.scenario import DatatypeDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
+from compiler.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
 
 #: Version of the bundle layout; `scn run` refuses bundles of another major version.
 BUNDLE_FORMAT = "scn-bundle/1"
@@ -126,6 +126,13 @@ class _GraphShapes:
         return found
 
 
+def _subtask(s: Subtask, fan_out: bool) -> dict[str, Any]:
+    out = {"id": s.id, "tool": s.tool, "output": s.output, "depends_on": list(s.depends_on)}
+    if fan_out:
+        out |= {"entity": s.entity, "args": dict(s.args), "value": s.value}
+    return out
+
+
 def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> dict[str, Any]:
     """Return one line of `tasks.jsonl`: the task and its ground truth (`graph` names its
     ground-truth graph in `graphs.jsonl`). A task with its own constraints also records them
@@ -140,10 +147,7 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
         "record": task.record,
         "tools": list(task.tools),
         "costs": dict(task.costs),
-        "subtasks": [
-            {"id": s.id, "tool": s.tool, "output": s.output, "depends_on": list(s.depends_on)}
-            for s in task.subtasks
-        ],
+        "subtasks": [_subtask(s, task.entities[1] > 1) for s in task.subtasks],
         "info": dict(task.info),
         "truth": {
             "kind": task.truth,
@@ -166,6 +170,9 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
             **({"task_kind": truth.task_kind} if truth.task_kind else {}),
         },
     }
+    if task.entities[1] > 1:  # a fan-out task: several values of one datatype (compiler.fanout)
+        record["entities"] = {"datatype": task.entities[0], "count": task.entities[1]}
+        record["values"] = {d: list(v) for d, v in task.values}
     if task.constraints is not None:
         from compiler.stages.feasible import constraint_record
 

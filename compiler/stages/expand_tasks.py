@@ -13,7 +13,9 @@ import datetime as _dt
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler import builtins, solver
+import attrs
+
+from compiler import builtins, fanout, solver
 from compiler import model as m
 from compiler.context import CompileContext
 from compiler.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
@@ -331,12 +333,14 @@ class TaskBuilder:
                         f"subtask {rec.get('id')} calls an unknown tool '{rec.get('tool')}'",
                         sub_span,
                     )
+                entity = rec.get("entity") if "entity" in rec.keys() else 0
                 subtasks.append(
                     Subtask(
                         str(rec.get("id")),
                         str(rec.get("tool")),
                         str(rec.get("output")),
                         tuple(str(d) for d in depends_on),
+                        entity=as_int(entity, sub_span),
                     )
                 )
             if not goals:
@@ -357,8 +361,15 @@ class TaskBuilder:
         if "constraints" in attrs_:
             spec = attrs_["constraints"][0]
             attached = self.attach(self.one(attrs_, "constraints", scope), spec.span)
+        entities = self.entities(attrs_, scope, given, subtasks)
         self._task_index += 1
-        record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)
+        if entities[1] > 1:
+            record_id, given_values, values, subtasks = self.fan_out_records(
+                task_id, given, goals, entities, subtasks
+            )
+        else:
+            record_id, given_values = self.record_for(task_id, given, goals, visible, scope, attrs_)
+            values = ()
         # `rules` holds the wording of the task's constraints, for its query text.
         rules = [c.message for c in attached or () if c.message]
         scope = scope.child({"values": Record.of(given_values), "rules": rules})
@@ -386,9 +397,72 @@ class TaskBuilder:
                 truth=truth,
                 span=node.span,
                 constraints=attached,
+                entities=entities,
+                values=values,
             )
         )
         return True
+
+    def entities(
+        self,
+        attrs_: dict[str, list[m.Attr]],
+        scope: Env,
+        given: dict[str, str | None],
+        subtasks: list[Subtask],
+    ) -> tuple[str, int]:
+        """Read a task's `entities` (a record with `datatype` and `count`; `compiler.fanout`)."""
+        value = self.one(attrs_, "entities", scope)
+        if value is None:
+            return ("", 1)
+        span = attrs_["entities"][0].span
+        if not isinstance(value, Record) or not {"datatype", "count"} <= set(value.keys()):
+            raise fail("entities is a record with datatype and count", span)
+        count = as_int(value.get("count"), span)
+        datatype = str(value.get("datatype"))
+        if count < 1:
+            raise fail("entities needs a count of at least 1", span)
+        if count > 1:
+            if datatype not in given:
+                raise fail(f"the entity datatype '{datatype}' is not given to the task", span)
+            if not subtasks or self.shared_backend:
+                raise fail("entities needs subtasks and per-task records (no backend)", span)
+        return (datatype, count)
+
+    def fan_out_records(
+        self,
+        task_id: str,
+        given: dict[str, str | None],
+        goals: list[str],
+        entities: tuple[str, int],
+        subtasks: list[Subtask],
+    ) -> tuple[str, dict[str, str], tuple[tuple[str, tuple[str, ...]], ...], list[Subtask]]:
+        """Make one record per entity of a fan-out task, and give each subtask the arguments it
+        must be sent and the value it must return (from its entity's record)."""
+        entity, count = entities
+        reach = self.reach((), given, goals)
+        shared_made = {s.output for s in subtasks if s.entity == 0}
+        per_entity = fanout.entity_datatypes(self.solver_tools, entity, set(given), shared_made)
+        n = self._task_index
+        made = fanout.entity_records(
+            task_id,
+            reach,
+            per_entity,
+            count,
+            n,
+            lambda d, k: (
+                str(given[d]) if given.get(d) is not None else self.value(self.datatypes[d], k, k)
+            ),
+        )
+        for rid, values in made:
+            self.records.append(RecordDef(rid, tuple(sorted(values.items()))))
+        out = []
+        for s in subtasks:
+            values = made[max(s.entity, 1) - 1][1]
+            tool = self.by_name[s.tool]
+            args = tuple((p.name, values[p.datatype]) for p in tool.params)
+            out.append(attrs.evolve(s, args=args, value=values[s.output]))
+        held = {d: tuple(dict.fromkeys(v[d] for _, v in made)) for d in sorted(given)}
+        return task_id, {d: made[0][1][d] for d in given}, tuple(held.items()), out
 
     def attach(self, value: Any, span: Any) -> tuple[TaskConstraint, ...]:
         """Return a task's constraints from a `constraints` value: a list whose items are a
@@ -434,6 +508,21 @@ class TaskBuilder:
             )
         return tuple(out)
 
+    def reach(
+        self, visible: tuple[str, ...], given: Mapping[str, Any], goals: list[str]
+    ) -> tuple[str, ...]:
+        """The datatypes a task's record covers: all it can reach from what it is given."""
+        key = (visible, frozenset(given), tuple(goals))
+        reach = self._reach.get(key)
+        if reach is None:  # thousands of tasks share a tool set, start and goals
+            tools = self.solver_tools
+            if visible:
+                names = set(visible)
+                tools = tuple(t for t in tools if t.name in names)
+            found = solver.reachable(tools, frozenset(given)) | set(given) | set(goals)
+            reach = self._reach[key] = tuple(sorted(found))
+        return reach
+
     def record_for(
         self,
         task_id: str,
@@ -461,15 +550,7 @@ class TaskBuilder:
             return record.id, {
                 d: (v if v is not None else values.get(d, "")) for d, v in given.items()
             }
-        key = (visible, frozenset(given), tuple(goals))
-        reach = self._reach.get(key)
-        if reach is None:  # thousands of tasks share a tool set, start and goals
-            tools = self.solver_tools
-            if visible:
-                names = set(visible)
-                tools = tuple(t for t in tools if t.name in names)
-            found = solver.reachable(tools, frozenset(given)) | set(given) | set(goals)
-            reach = self._reach[key] = tuple(sorted(found))
+        reach = self.reach(visible, given, goals)
         n = self._task_index
         values = {}
         for name in reach:

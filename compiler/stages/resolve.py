@@ -34,7 +34,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     "blocker": frozenset({"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}),
     "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}),
     "backend": frozenset({"records", "pool"}),
-    "tasks": frozenset({"where", "goal", "inputs", "query", "split", "tools", "record", "truth", "id", "info", "subtasks", "constraints"}),
+    "tasks": frozenset({"where", "goal", "inputs", "query", "split", "tools", "record", "truth", "id", "info", "subtasks", "constraints", "entities"}),
 }
 
 #: Attributes that may appear more than once in one construct.

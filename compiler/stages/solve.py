@@ -256,7 +256,11 @@ def _solve_dag(
 ) -> GroundTruth:
     nodes = [s.id for s in task.subtasks]
     by_tool = {s.tool: s.id for s in task.subtasks}
-    deps = {s.id: [by_tool[d] for d in s.depends_on if d in by_tool] for s in task.subtasks}
+    ids = set(nodes)  # depends_on names subtask ids, or tools when each is used once
+    deps = {
+        s.id: [d if d in ids else by_tool[d] for d in s.depends_on if d in ids or d in by_tool]
+        for s in task.subtasks
+    }
     try:
         layers = solver.dag_layers(nodes, deps)
     except ValueError as e:

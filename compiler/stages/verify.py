@@ -63,6 +63,28 @@ def replay(
     return held, None
 
 
+def replay_fan_out(
+    task: dict[str, Any], tools: dict[str, Any], stubs: ModuleType, backend: Any
+) -> str | None:
+    """Check a fan-out task (`compiler.fanout`) subtask by subtask: each argument is a given
+    value or the value one of its dependencies returns, and its stub returns the recorded value."""
+    by_id = {s["id"]: s for s in task["subtasks"]}
+    given = {(d, v) for d, vs in (task.get("values") or {}).items() for v in vs}
+    for s in task["subtasks"]:
+        sources = given | {(by_id[d]["output"], by_id[d]["value"]) for d in s["depends_on"]}
+        for p in tools[s["tool"]]["params"]:
+            if (p["datatype"], s["args"].get(p["name"])) not in sources:
+                return (
+                    f"subtask {s['id']} is sent {p['name']}={s['args'].get(p['name'])!r}, which"
+                    " neither the task gives nor a dependency returns"
+                )
+        result = stubs.TOOLS[s["tool"]](backend, s["args"])
+        if not result.get("ok") or result.get("value") != s["value"]:
+            found = result.get("value") if result.get("ok") else result.get("error")
+            return f"subtask {s['id']} ({s['tool']}) returns {found!r}, not {s['value']!r}"
+    return None
+
+
 class _PlanJudge:
     """Judges tasks whose truth is a reference answer: it must keep every plan-scope
     constraint of the bundle, and an empty answer must keep none of the task's verdicts."""
@@ -125,6 +147,8 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
             )
             continue
         held, problem = replay(task["truth"]["path"], task["given"], tools, stubs, backend)
+        if problem is None and "entities" in task:
+            problem = replay_fan_out(task, tools, stubs, backend)
         if problem is None:
             missing = [g for g in goals if g not in held]
             wrong = [g for g, v in task["truth"]["answer"].items() if held.get(g) != v]

@@ -113,6 +113,18 @@ def tool_analyst_rating(
     )
 
 
+def tool_analyst_rating_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Consensus analyst rating of a stock."""
+    return _fixed(
+        "<AnalystRating-estimate>",
+        True,
+        "AnalystRating",
+    )
+
+
 def tool_author_profile(
     backend: Backend,
     args: dict[str, Any],
@@ -337,6 +349,18 @@ def tool_climate_summary(
     )
 
 
+def tool_climate_summary_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Whether a week looks comfortable."""
+    return _fixed(
+        "<ClimateNote-estimate>",
+        True,
+        "ClimateNote",
+    )
+
+
 def tool_commute_estimate(
     backend: Backend,
     args: dict[str, Any],
@@ -376,6 +400,18 @@ def tool_company_profile(
         {
             "CompanyTicker": args.get("ticker"),
         },
+        "CompanyProfile",
+    )
+
+
+def tool_company_profile_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Sector, size and executives of a company."""
+    return _fixed(
+        "<CompanyProfile-estimate>",
+        True,
         "CompanyProfile",
     )
 
@@ -497,6 +533,18 @@ def tool_convert_quote(
     )
 
 
+def tool_convert_quote_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A stock price in another currency."""
+    return _fixed(
+        "<ConvertedPrice-estimate>",
+        True,
+        "ConvertedPrice",
+    )
+
+
 def tool_count_workdays(
     backend: Backend,
     args: dict[str, Any],
@@ -568,6 +616,18 @@ def tool_current_weather(
     )
 
 
+def tool_current_weather_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Weather now at coordinates."""
+    return _fixed(
+        "<CurrentWeather-estimate>",
+        True,
+        "CurrentWeather",
+    )
+
+
 def tool_day_of_week(
     backend: Backend,
     args: dict[str, Any],
@@ -592,6 +652,18 @@ def tool_dividend_history(
         {
             "Ticker": args.get("ticker"),
         },
+        "DividendHistory",
+    )
+
+
+def tool_dividend_history_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Dividends paid over five years."""
+    return _fixed(
+        "<DividendHistory-estimate>",
+        True,
         "DividendHistory",
     )
 
@@ -636,6 +708,18 @@ def tool_earnings_report(
         {
             "Ticker": args.get("ticker"),
         },
+        "EarningsReport",
+    )
+
+
+def tool_earnings_report_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The latest quarterly earnings report."""
+    return _fixed(
+        "<EarningsReport-estimate>",
+        True,
         "EarningsReport",
     )
 
@@ -822,6 +906,18 @@ def tool_get_air_quality(
     )
 
 
+def tool_get_air_quality_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Current air-quality index of a city."""
+    return _fixed(
+        "<AirQuality-estimate>",
+        True,
+        "AirQuality",
+    )
+
+
 def tool_get_forecast(
     backend: Backend,
     args: dict[str, Any],
@@ -833,6 +929,18 @@ def tool_get_forecast(
             "City": args.get("city"),
             "Date": args.get("date"),
         },
+        "Forecast",
+    )
+
+
+def tool_get_forecast_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Weather forecast for a city on a date."""
+    return _fixed(
+        "<Forecast-estimate>",
+        True,
         "Forecast",
     )
 
@@ -1119,6 +1227,18 @@ def tool_lookup_ticker(
     )
 
 
+def tool_lookup_ticker_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The stock symbol of a company."""
+    return _fixed(
+        "<CompanyTicker-estimate>",
+        True,
+        "CompanyTicker",
+    )
+
+
 def tool_loyalty_points(
     backend: Backend,
     args: dict[str, Any],
@@ -1230,6 +1350,18 @@ def tool_moving_average(
         {
             "PriceHistory": args.get("history"),
         },
+        "MovingAverage",
+    )
+
+
+def tool_moving_average_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The 50-day moving average."""
+    return _fixed(
+        "<MovingAverage-estimate>",
+        True,
         "MovingAverage",
     )
 
@@ -1472,6 +1604,18 @@ def tool_pollen_count(
     )
 
 
+def tool_pollen_count_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Today's pollen count in a city."""
+    return _fixed(
+        "<PollenCount-estimate>",
+        True,
+        "PollenCount",
+    )
+
+
 def tool_portfolio_risk(
     backend: Backend,
     args: dict[str, Any],
@@ -1487,6 +1631,18 @@ def tool_portfolio_risk(
     )
 
 
+def tool_portfolio_risk_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """A risk score from volatility and rating."""
+    return _fixed(
+        "<RiskScore-estimate>",
+        True,
+        "RiskScore",
+    )
+
+
 def tool_price_history(
     backend: Backend,
     args: dict[str, Any],
@@ -1497,6 +1653,18 @@ def tool_price_history(
         {
             "Ticker": args.get("ticker"),
         },
+        "PriceHistory",
+    )
+
+
+def tool_price_history_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """One year of daily prices."""
+    return _fixed(
+        "<PriceHistory-estimate>",
+        True,
         "PriceHistory",
     )
 
@@ -1898,6 +2066,18 @@ def tool_stock_quote(
     )
 
 
+def tool_stock_quote_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Latest price of a stock."""
+    return _fixed(
+        "<Quote-estimate>",
+        True,
+        "Quote",
+    )
+
+
 def tool_summarize_news(
     backend: Backend,
     args: dict[str, Any],
@@ -1992,6 +2172,18 @@ def tool_ticker_quote(
         {
             "CompanyTicker": args.get("ticker"),
         },
+        "TickerQuote",
+    )
+
+
+def tool_ticker_quote_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Latest price of a looked-up symbol."""
+    return _fixed(
+        "<TickerQuote-estimate>",
+        True,
         "TickerQuote",
     )
 
@@ -2111,6 +2303,18 @@ def tool_trip_forecast(
     )
 
 
+def tool_trip_forecast_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Forecast for a trip's city and date."""
+    return _fixed(
+        "<TripForecast-estimate>",
+        True,
+        "TripForecast",
+    )
+
+
 def tool_upcoming_holidays(
     backend: Backend,
     args: dict[str, Any],
@@ -2153,6 +2357,18 @@ def tool_uv_index(
     )
 
 
+def tool_uv_index_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The UV index at coordinates."""
+    return _fixed(
+        "<UvIndex-estimate>",
+        True,
+        "UvIndex",
+    )
+
+
 def tool_volatility(
     backend: Backend,
     args: dict[str, Any],
@@ -2167,6 +2383,18 @@ def tool_volatility(
     )
 
 
+def tool_volatility_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Annualised volatility of a price history."""
+    return _fixed(
+        "<Volatility-estimate>",
+        True,
+        "Volatility",
+    )
+
+
 def tool_weather_alerts(
     backend: Backend,
     args: dict[str, Any],
@@ -2177,6 +2405,18 @@ def tool_weather_alerts(
         {
             "Country": args.get("country"),
         },
+        "WeatherAlerts",
+    )
+
+
+def tool_weather_alerts_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Active severe-weather alerts of a country."""
+    return _fixed(
+        "<WeatherAlerts-estimate>",
+        True,
         "WeatherAlerts",
     )
 
@@ -2205,6 +2445,18 @@ def tool_weekly_outlook(
         {
             "City": args.get("city"),
         },
+        "WeeklyOutlook",
+    )
+
+
+def tool_weekly_outlook_live(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """The seven-day outlook of a city."""
+    return _fixed(
+        "<WeeklyOutlook-estimate>",
+        True,
         "WeeklyOutlook",
     )
 
@@ -2271,6 +2523,7 @@ TOOLS = {
     "add_to_cart": tool_add_to_cart,
     "airport_delays": tool_airport_delays,
     "analyst_rating": tool_analyst_rating,
+    "analyst_rating_live": tool_analyst_rating_live,
     "author_profile": tool_author_profile,
     "backup_status": tool_backup_status,
     "baggage_rules": tool_baggage_rules,
@@ -2287,9 +2540,11 @@ TOOLS = {
     "checkout": tool_checkout,
     "city_center": tool_city_center,
     "climate_summary": tool_climate_summary,
+    "climate_summary_live": tool_climate_summary_live,
     "commute_estimate": tool_commute_estimate,
     "company_news": tool_company_news,
     "company_profile": tool_company_profile,
+    "company_profile_live": tool_company_profile_live,
     "compare_prices": tool_compare_prices,
     "comparison_table": tool_comparison_table,
     "compose_email": tool_compose_email,
@@ -2298,16 +2553,20 @@ TOOLS = {
     "contact_lookup": tool_contact_lookup,
     "convert_budget": tool_convert_budget,
     "convert_quote": tool_convert_quote,
+    "convert_quote_live": tool_convert_quote_live,
     "count_workdays": tool_count_workdays,
     "create_event": tool_create_event,
     "crypto_price": tool_crypto_price,
     "current_time": tool_current_time,
     "current_weather": tool_current_weather,
+    "current_weather_live": tool_current_weather_live,
     "day_of_week": tool_day_of_week,
     "dividend_history": tool_dividend_history,
+    "dividend_history_live": tool_dividend_history_live,
     "draft_itinerary": tool_draft_itinerary,
     "driving_route": tool_driving_route,
     "earnings_report": tool_earnings_report,
+    "earnings_report_live": tool_earnings_report_live,
     "elevation": tool_elevation,
     "exchange_rate": tool_exchange_rate,
     "export_pdf": tool_export_pdf,
@@ -2321,7 +2580,9 @@ TOOLS = {
     "flight_status": tool_flight_status,
     "geocode": tool_geocode,
     "get_air_quality": tool_get_air_quality,
+    "get_air_quality_live": tool_get_air_quality_live,
     "get_forecast": tool_get_forecast,
+    "get_forecast_live": tool_get_forecast_live,
     "headline_sentiment": tool_headline_sentiment,
     "hotel_amenities": tool_hotel_amenities,
     "hotel_reviews": tool_hotel_reviews,
@@ -2342,6 +2603,7 @@ TOOLS = {
     "local_currency": tool_local_currency,
     "local_rate": tool_local_rate,
     "lookup_ticker": tool_lookup_ticker,
+    "lookup_ticker_live": tool_lookup_ticker_live,
     "loyalty_points": tool_loyalty_points,
     "make_slides": tool_make_slides,
     "match_tickets": tool_match_tickets,
@@ -2350,6 +2612,7 @@ TOOLS = {
     "meeting_time": tool_meeting_time,
     "mortgage_quote": tool_mortgage_quote,
     "moving_average": tool_moving_average,
+    "moving_average_live": tool_moving_average_live,
     "nearby_hospitals": tool_nearby_hospitals,
     "nearby_restaurants": tool_nearby_restaurants,
     "nearby_schools": tool_nearby_schools,
@@ -2367,8 +2630,11 @@ TOOLS = {
     "player_stats": tool_player_stats,
     "podcast_search": tool_podcast_search,
     "pollen_count": tool_pollen_count,
+    "pollen_count_live": tool_pollen_count_live,
     "portfolio_risk": tool_portfolio_risk,
+    "portfolio_risk_live": tool_portfolio_risk_live,
     "price_history": tool_price_history,
+    "price_history_live": tool_price_history_live,
     "price_tracker": tool_price_tracker,
     "product_reviews": tool_product_reviews,
     "property_listings": tool_property_listings,
@@ -2397,6 +2663,7 @@ TOOLS = {
     "shopping_list": tool_shopping_list,
     "static_map": tool_static_map,
     "stock_quote": tool_stock_quote,
+    "stock_quote_live": tool_stock_quote_live,
     "summarize_news": tool_summarize_news,
     "summarize_page": tool_summarize_page,
     "summarize_results": tool_summarize_results,
@@ -2404,6 +2671,7 @@ TOOLS = {
     "summary_slides": tool_summary_slides,
     "team_schedule": tool_team_schedule,
     "ticker_quote": tool_ticker_quote,
+    "ticker_quote_live": tool_ticker_quote_live,
     "timezone_of": tool_timezone_of,
     "top_cited": tool_top_cited,
     "top_headlines": tool_top_headlines,
@@ -2412,13 +2680,18 @@ TOOLS = {
     "translate_summary": tool_translate_summary,
     "trending_topics": tool_trending_topics,
     "trip_forecast": tool_trip_forecast,
+    "trip_forecast_live": tool_trip_forecast_live,
     "upcoming_holidays": tool_upcoming_holidays,
     "upload_archive": tool_upload_archive,
     "uv_index": tool_uv_index,
+    "uv_index_live": tool_uv_index_live,
     "volatility": tool_volatility,
+    "volatility_live": tool_volatility_live,
     "weather_alerts": tool_weather_alerts,
+    "weather_alerts_live": tool_weather_alerts_live,
     "web_search": tool_web_search,
     "weekly_outlook": tool_weekly_outlook,
+    "weekly_outlook_live": tool_weekly_outlook_live,
     "wine_pairing": tool_wine_pairing,
     "word_count": tool_word_count,
     "world_clock": tool_world_clock,

@@ -1,0 +1,150 @@
+"""Fan-out DAG tasks: the same few tools repeated over several entities (TPS-Bench-Hard).
+
+TPS-Bench's hard tasks hold up to 50 strictly dependent subtasks, yet each must be solvable
+with at most 10 distinct tools, so tools repeat: the same lookups for several cities or tickers
+("3 cities x 7 aspects + 2 report tasks"). `fan_out` draws a template DAG of distinct tools
+(as `builtins.dag` does), picks one of its given datatypes as the *entity* (the one most of the
+template depends on), and repeats every template tool that depends on it once per entity; the
+other tools run once and are shared. A repeated subtask depends on its own entity's producers
+and on the shared ones, so the DAG keeps the template's depth while its subtask count grows.
+
+Subtask ids are `s1`, `s2`, ...; `depends_on` names subtask ids (tools are no longer unique),
+and `entity` is 1..count for a repeated subtask, 0 for a shared one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compiler import solver
+from compiler.evaluate import Record
+
+
+def entity_split(
+    chosen: list[solver.Tool],
+) -> tuple[str, list[solver.Tool], list[solver.Tool]] | None:
+    """Return (entity datatype, repeated tools, shared tools) for a drawn template, or None.
+
+    The entity is the given (not produced) datatype that the most template tools depend on,
+    directly or through other template tools; ties go to the name.
+    """
+    produced = {d for t in chosen for d in t.outputs}
+    given = sorted({d for t in chosen for d in t.inputs} - produced)
+    best: tuple[str, list[solver.Tool]] | None = None
+    for datatype in given:
+        reached, tainted = {datatype}, []
+        changed = True
+        while changed:
+            changed = False
+            for t in chosen:
+                if t not in tainted and t.inputs & reached:
+                    tainted.append(t)
+                    reached |= t.outputs
+                    changed = True
+        repeated = [t for t in chosen if t in tainted]
+        if best is None or len(repeated) > len(best[1]):
+            best = (datatype, repeated)
+    if best is None or not best[1]:
+        return None
+    return best[0], best[1], [t for t in chosen if t not in best[1]]
+
+
+def _phrase(datatype: str) -> str:
+    """`SearchQuery` -> `search query`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", datatype).lower()
+
+
+def fan_out(
+    template: list[solver.Tool],
+    split: tuple[str, list[solver.Tool], list[solver.Tool]],
+    count: int,
+    ask: Any,
+) -> Record:
+    """Build the task record of a template repeated over `count` entities.
+
+    `ask(tool)` phrases one tool's request. The record has `dag`'s fields plus `entities`
+    (`datatype`, `count`).
+    """
+    entity, repeated, _shared = split
+    produced = {out: t for t in template for out in sorted(t.outputs)}
+    ids: dict[tuple[str, int], str] = {}
+    for tool in template:  # ids first: a template tool may consume what a later one makes
+        for e in range(1, count + 1) if tool in repeated else range(0, 1):
+            ids[(tool.name, e)] = f"s{len(ids) + 1}"
+    subtasks: list[Record] = []
+    asks = [ask(t) for t in template if t not in repeated]
+    each = ", ".join(ask(t) for t in repeated)
+    asks.append(f"for each of the {count} given {_phrase(entity)} values: {each}")
+    for tool in template:
+        phrase = ask(tool)
+        for e in range(1, count + 1) if tool in repeated else range(0, 1):
+            deps = []
+            for d in sorted(tool.inputs):
+                maker = produced.get(d)
+                if maker is None or maker is tool:
+                    continue
+                deps.append(ids[(maker.name, e if maker in repeated else 0)])
+            subtasks.append(
+                Record.of(
+                    {
+                        "id": ids[(tool.name, e)],
+                        "tool": tool.name,
+                        "output": sorted(tool.outputs)[0],
+                        "depends_on": sorted(set(deps)),
+                        "entity": e,
+                        "ask": phrase,
+                    }
+                )
+            )
+    return Record.of(
+        {
+            "inputs": sorted({d for t in template for d in t.inputs} - set(produced)),
+            "goals": sorted({sorted(t.outputs)[0] for t in template}),
+            "subtasks": subtasks,
+            "size": len(subtasks),
+            "asks": asks,
+            "entities": Record.of({"datatype": entity, "count": count}),
+        }
+    )
+
+
+#: Entity e > 1 of task number n takes its values from number n + (e - 1) * STRIDE, so no two
+#: tasks (fewer than STRIDE of them) or entities share a value.
+STRIDE = 1_000_000
+
+
+def entity_datatypes(
+    tools: tuple[solver.Tool, ...], entity: str, given: set[str], shared_made: set[str]
+) -> set[str]:
+    """The datatypes whose value differs per entity: the entity and everything made from it,
+    except other given datatypes and what the task's shared subtasks make."""
+    fixed = (given - {entity}) | shared_made
+    out = {entity}
+    changed = True
+    while changed:
+        changed = False
+        for t in tools:
+            if t.inputs & out and not t.outputs <= out | fixed:
+                out |= t.outputs - fixed
+                changed = True
+    return out
+
+
+def entity_records(
+    task_id: str,
+    reach: tuple[str, ...],
+    per_entity: set[str],
+    count: int,
+    n: int,
+    value: Any,
+) -> list[tuple[str, dict[str, str]]]:
+    """One backend record per entity: (id, values). Entity 1 keeps the task's own id and values;
+    shared datatypes hold the same value in every record, so a call on shared inputs alone
+    matches every record and still has one answer."""
+    out = []
+    for e in range(1, count + 1):
+        number = n + (e - 1) * STRIDE
+        values = {d: value(d, number if d in per_entity else n) for d in reach}
+        out.append((task_id if e == 1 else f"{task_id}/{e}", values))
+    return out
