@@ -18,6 +18,7 @@ from compiler.emit.bundle import write_bundle
 from compiler.runtime.agents import NullAgent, OracleAgent
 from compiler.runtime.bundle import LoadedBundle
 from compiler.runtime.env import Env
+from compiler.runtime.protocol import missing_message
 from compiler.runtime.retriever import CAP, Request, for_bundle
 from compiler.runtime.run import read_trajectories, run
 from compiler.scoring import families
@@ -183,3 +184,63 @@ def test_blocked_retrievals_in_an_episode_show_the_siblings(xl: LoadedBundle) ->
             assert sorted(xl.tools[n]["sibling"] for n in swapped) == BLOCKER_KINDS
             checked += 1
     assert checked > 20
+
+
+def test_noisy_siblings_answer_with_real_backend_values(xl: LoadedBundle) -> None:
+    """Stale (`_Cache`), miswired (`_Signal`) and non-authoritative (`_Preview`) siblings answer,
+    as the release's do, with a real value of the backend fixed per tool: always of their own
+    output datatype for stale ones, of another field for most of the other two."""
+    ontology = {d["name"] for d in xl.scenario["datatypes"] if d["aliases"]}
+    fields: dict[str, set[str]] = collections.defaultdict(set)
+    for record in xl.backend.records:
+        for datatype, value in record.items():
+            if datatype in ontology:
+                fields[value].add(datatype)
+    own: dict[str, list[bool]] = collections.defaultdict(list)
+    for spec in xl.tools.values():
+        if spec.get("sibling") in ("cache", "signal", "preview"):
+            value = spec["returns"]
+            assert fields.get(value), (spec["name"], value)  # a value some record holds
+            own[spec["sibling"]].append(spec["outputs"][0] in fields[value])
+    assert {k: len(v) for k, v in own.items()} == {"cache": 185, "signal": 185, "preview": 185}
+    assert all(own["cache"])
+    for kind in ("signal", "preview"):  # the release: 51 and 82 of 185 of their own datatype
+        assert 0.1 < sum(own[kind]) / 185 < 0.6, kind
+
+
+def test_a_real_looking_noisy_value_is_refused_even_for_a_held_datatype(
+    xl: LoadedBundle,
+) -> None:
+    """A stale sibling's value looks like a record's; passing it on is refused as untrusted
+    (with the missing-input message) although its datatype is held, and the trusted one runs."""
+    checked = 0
+    for task_id in list(xl.tasks)[::10]:
+        path = xl.tasks[task_id]["truth"]["path"]
+        env = Env(xl, task_id, max_steps=100, retrieval=True)
+        env.reset()
+        first = path[0]
+        ins, out = _signature(xl, first)
+        nxt = next((t for t in path[1:] if _signature(xl, t)[0] == {out}), None)
+        if len(ins) > 2 or nxt is None or not ins <= set(env.held):
+            continue
+        env.step({"type": "retrieve", "inputs": sorted(ins), "output": out})
+        env.step({"type": "retrieve", "inputs": [out], "output": _signature(xl, nxt)[1]})
+        cache = next(n for n in env.available() if xl.tools[n]["baseline"] == first
+                     and xl.tools[n]["sibling"] == "cache")  # fmt: skip
+        args = {p["name"]: env.held[p["datatype"]] for p in xl.tools[first]["params"]}
+        obs, *_ = env.step({"type": "call", "tool": first, "args": args})
+        trusted = obs["results"][0]["value"]
+        obs, *_ = env.step({"type": "call", "tool": cache, "args": {
+            p["name"]: env.held[p["datatype"]] for p in xl.tools[cache]["params"]}})  # fmt: skip
+        stale = obs["results"][0]["value"]
+        assert obs["results"][0]["ok"] and obs["results"][0]["trusted"] is False
+        if stale == trusted:
+            continue  # the drawn record was this task's own
+        pname = xl.tools[nxt]["params"][0]["name"]
+        obs, *_ = env.step({"type": "call", "tool": nxt, "args": {pname: stale}})
+        assert obs["results"][0]["rejected"] == "untrusted_input", task_id
+        assert obs["results"][0]["error"] == missing_message(nxt, pname)
+        obs, *_ = env.step({"type": "call", "tool": nxt, "args": {pname: trusted}})
+        assert obs["results"][0]["ok"] and obs["results"][0]["trusted"], task_id
+        checked += 1
+    assert checked >= 10
