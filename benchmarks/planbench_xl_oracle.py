@@ -1,14 +1,16 @@
 """The oracle and the null agent on retail/planbench_xl, with and without path-preserving blocking.
 
-    python benchmarks/planbench_xl_oracle.py                   # compiles the bundle (~75 s)
+    python benchmarks/planbench_xl_oracle.py                   # compiles the bundle (~3 s)
     python benchmarks/planbench_xl_oracle.py --bundle out/xl   # or reuse a compiled bundle
 
 Plays, in retrieval mode with the 100-step budget, the oracle without a blocker, the oracle under
 `--blocker path_preserving` (blocked sets of up to 4 tools, one ground-truth set kept, seed 42)
 and the null agent, writes their trajectories to a temporary file, and prints PlanBench-XL's
-metrics per run (what `scn score` prints) and the blocked-set statistics: how many tools each task
-lost, how many ground-truth sets remain, and how many tasks no candidate could block (left
-unblocked). The oracle must score accuracy 1 in both settings and the null agent 0.
+metrics per run over all 327 released tasks (what `scn score` prints), how many tasks each run
+answered correctly, split into single- and two-input tasks, and the blocked-set statistics: how
+many tools each task lost, how many ground-truth sets remain, and how many tasks no candidate
+could block (left unblocked). The oracle must answer all 327 in both settings and the null
+agent none.
 """
 
 from __future__ import annotations
@@ -75,6 +77,20 @@ def main() -> None:
     for label, metrics in table.items():
         cells = ["-" if metrics.get(m) is None else f"{metrics[m]:.4g}" for m in METRICS]
         print(f"| {label} | " + " | ".join(cells) + " |")
+    arity = {t: len(task["given"]) for t, task in bundle.tasks.items()}
+    correct: dict[str, collections.Counter[int]] = collections.defaultdict(collections.Counter)
+    for r in records:
+        label = r["agent"] + (
+            f" [blocker {r['settings']['blocker']}]" if "blocker" in r["settings"] else ""
+        )
+        correct[label][arity[r["task"]]] += bool(r["outcome"]["success"])
+    tasks = collections.Counter(arity.values())
+    print(f"tasks: {len(arity)} ({tasks[1]} single-input, {tasks[2]} two-input)")
+    for label, hits in sorted(correct.items()):
+        print(
+            f"{label}: correct {sum(hits.values())}/{len(arity)} "
+            f"(single-input {hits[1]}/{tasks[1]}, two-input {hits[2]}/{tasks[2]})"
+        )
     plans = [r["outcome"]["blocking"] for r in records if "blocking" in r["outcome"]]
     sizes = collections.Counter(len(p["blocked"]) for p in plans)
     remaining = collections.Counter(p["remaining"] for p in plans if p["status"] == "resolved")

@@ -52,8 +52,10 @@ def test_every_lookup_has_exactly_one_answer(solved) -> None:
 
 
 def test_backend_values_are_not_placeholders(solved) -> None:
-    """No backend value is the datatype's own name with a number (`order_status_3`), and the
-    fixed answers of the siblings that claim success never collide with a real value."""
+    """No backend value is the datatype's own name with a number (`order_status_3`); the fixed
+    answers of the blocker siblings and failing noisy ones never collide with a real value, and
+    the stale, miswired and non-authoritative noisy siblings answer with one (`draws`), as the
+    release's do."""
     records = [dict(r.values) for r in solved.scenario.records]
     real = {d.name for d in solved.scenario.datatypes if not d.name.endswith("_annotation")}
     for r in records:
@@ -61,8 +63,10 @@ def test_backend_values_are_not_placeholders(solved) -> None:
             assert not r[name].startswith(f"{name}_"), (name, r[name])
             assert not r[name].startswith("<"), (name, r[name])
     values = {r[n] for r in records for n in real}
-    fixed = {t.returns for t in solved.scenario.tools if t.kind in ("noisy", "blocker")}
-    assert not fixed & values
+    drawing = ("cache", "signal", "preview")
+    siblings = [t for t in solved.scenario.tools if t.kind in ("noisy", "blocker")]
+    assert not {t.returns for t in siblings if t.sibling not in drawing} & values
+    assert {t.returns for t in siblings if t.sibling in drawing} <= values
 
 
 def test_composites_run_their_parts_on_the_backend(solved) -> None:
@@ -177,3 +181,22 @@ def test_reachable_labels_and_filters_two_input_kinds() -> None:
     assert set(pairs(sources="all", kinds=["both_inputs_required"])) == {(("a", "b"), "y")}
     with pytest.raises(ValueError):
         builtins.reachable(ctx, kinds=["both_inputs_required"])  # kinds need length="catalog"
+
+
+@pytest.mark.parametrize(
+    ("draws", "backend", "message"),
+    [
+        ("1.5", True, "draws takes the chance (0 to 1)"),
+        ('"often"', True, "draws takes the chance (0 to 1)"),
+        ("1", False, "needs a backend of records"),
+    ],
+)
+def test_bad_draws_are_reported(draws: str, backend: bool, message: str) -> None:
+    text = (
+        'scenario t/x "x"\n'
+        'datatype a: string { entity "E" }\ndatatype b: string { entity "E" }\n'
+        "toolset s {\n  signature (a) -> b\n"
+        f"  sibling cache {{ kind noisy draws {draws} }}\n}}\n"
+        + ("backend r { records 3 }\n" if backend else "")
+    )
+    _assert_reported(text, message)

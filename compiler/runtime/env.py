@@ -101,6 +101,7 @@ class Env:
     unlisted: set[str] = field(init=False, factory=set)
     swaps: dict[str, tuple[str, int]] = field(init=False, factory=dict)
     swap_pairs: dict[str, str] = field(init=False, factory=dict)
+    order: tuple[Any, dict[str, int]] = field(init=False, default=(None, {}))  #: see positions()
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -208,10 +209,24 @@ class Env:
 
     def available(self) -> list[str]:
         """Return the tools the agent may call now (in retrieval mode, only retrieved ones)."""
-        tools = self.retrievable()
-        if self.retrieval:
-            tools = [t for t in tools if t in self.retrieved]
-        return tools
+        if self.retrieval:  # the few retrieved tools, in visible order, without a full scan
+            pos = self.positions()
+            live = (t for t in self.retrieved if self.allowed(t, pos))
+            return sorted(live, key=pos.__getitem__)
+        return self.retrievable()
+
+    def positions(self) -> dict[str, int]:
+        """Each visible tool's position; rebuilt whenever `visible` is replaced. Bundles with
+        thousands of tools (PlanBench-XL) would otherwise be scanned on every step."""
+        if self.order[0] is not self.visible:
+            self.order = (self.visible, {t: i for i, t in enumerate(self.visible)})
+        return self.order[1]
+
+    def allowed(self, tool: str, pos: dict[str, int]) -> bool:
+        """Whether a tool is visible and neither banned, hidden nor unlisted (`retrievable`, for
+        one tool)."""
+        off = (self.banned, self.hidden, self.unlisted)
+        return tool in pos and not any(tool in s for s in off)
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
         """Apply one action; return (observation, reward, done, info). Never raises."""
@@ -327,8 +342,8 @@ class Env:
         found, info, error = protocol.retrieve(self, action)
         if error is not None:
             return [], error, {}
-        allowed = set(self.retrievable())
-        found = [t for t in found if t in allowed]
+        pos = self.positions()
+        found = [t for t in found if self.allowed(t, pos)]
         self.retrieved.update(found)
         results = [CallResult(name, True, True, output="tool", value=name) for name in found]
         return results, None, {"retrieved": found, "retrieval": info}
@@ -567,7 +582,7 @@ class Env:
         spec = self.bundle.tools.get(name) if isinstance(tool, str) else None
         if spec is None:
             return CallResult(name, False, False, error=f"unknown tool {name!r}")
-        if name not in self.visible:
+        if name not in self.positions():
             return CallResult(
                 name, False, False, error=f"tool {name!r} is not available in this task"
             )

@@ -111,12 +111,18 @@ class SparseEncoder:
 
 
 def datatype_texts(datatypes: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """Return (datatype, text) pairs to index: each name, its aliases and its description."""
+    """Return (datatype, text) pairs to index: each name, its aliases and its description.
+
+    When some datatypes have aliases, only those are indexed: the others are internal outputs
+    (the `<datatype>_annotation` of misleading blocker siblings), which the paper's ontology
+    does not hold and a request must never resolve to. A bundle without any alias indexes all.
+    """
+    datatypes = [d for d in datatypes if isinstance(d.get("name"), str)]
+    if any(d.get("aliases") for d in datatypes):
+        datatypes = [d for d in datatypes if d.get("aliases")]
     out = []
     for d in datatypes:
-        name = d.get("name")
-        if not isinstance(name, str):
-            continue
+        name = d["name"]
         texts = [name, *(a for a in d.get("aliases") or [] if isinstance(a, str))]
         if isinstance(d.get("description"), str) and d["description"]:
             texts.append(d["description"])

@@ -47,6 +47,7 @@ from compiler.scenario import (
     Scenario,
     ToolDef,
 )
+from compiler.stages import sibling_values
 from compiler.stages.expand_tasks import TaskBuilder
 from compiler.stages.expand_tools import GroupContext, ToolBuilder
 from compiler.stages.resolve import Program
@@ -558,6 +559,11 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
     )
     for bnode, benv in state.backends:
         tasks.backend(bnode, benv)
+    try:  # siblings that answer with a backend value, once the backend exists
+        sibling_values.apply(tools.tools, tools.draws, tasks.records, set(tools.implicit), ctx.seed)
+        tasks.pricer.tools = list(tools.tools)  # the pricer emits the tools from its own copy
+    except ScnError as e:
+        state.errors.extend(e.diagnostics)
     for tnode, tenv in state.tasks:
         try:
             tasks.generate(tnode, tenv)

@@ -19,6 +19,7 @@ from compiler.diagnostics import Collector, ScnSemanticError
 from compiler.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail, render
 from compiler.laws import seeded_rng
 from compiler.scenario import DatatypeDef, ToolDef, ToolParam
+from compiler.stages.sibling_values import Draw
 
 
 @define
@@ -29,6 +30,7 @@ class ToolBuilder:
     datatypes: dict[str, DatatypeDef]
     tools: list[ToolDef] = field(factory=list)
     implicit: dict[str, Any] = field(factory=dict)  # datatype name -> span of first use
+    draws: list[Draw] = field(factory=list)  # siblings answering with a backend value
     errors: Collector = field(factory=Collector)
 
     # ------------------------------------------------------------ shared
@@ -439,6 +441,18 @@ class ToolBuilder:
             self.tools.append(tool)
             if output:
                 self.implicit.setdefault(output, node.span)
+            draws = self.attr(node.attrs, "draws")
+            if draws is not None:
+                same = evaluate(draws.values[0], scope)
+                if (
+                    isinstance(same, bool)
+                    or not isinstance(same, (int, float))
+                    or not 0 <= same <= 1
+                ):
+                    raise fail(
+                        "draws takes the chance (0 to 1) of the tool's own output", draws.span
+                    )
+                self.draws.append(Draw(name, tool.outputs[0], float(same), draws.span))
 
 
 @define

@@ -27,7 +27,9 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     "tool": frozenset({"cost", "latency", "describe", "internal", "returns", "success"}),
     "chain": frozenset({"describe", "cost", "latency"}),
     "composite": frozenset({"name", "describe", "cost", "latency"}),
-    "sibling": frozenset({"kind", "suffix", "name", "describe", "returns", "success", "output", "argument"}),
+    "sibling": frozenset(
+        {"kind", "suffix", "name", "describe", "returns", "draws", "success", "output", "argument"}
+    ),
     "toolset": frozenset({"name", "variant", "argument", "describe", "cost", "latency", "internal"}),
     "signature": frozenset({"name", "describe", "cost", "latency", "variant", "internal", "parts"}),
     "server": frozenset({"describe", "cost", "latency"}),

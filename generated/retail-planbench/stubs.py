@@ -94,7 +94,7 @@ def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "payment_intent_id_cached_1",
+        "pi_10003",
         True,
         "payment_intent_id",
     )
@@ -151,7 +151,7 @@ def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-10",
+        "pi_10028",
         True,
         "payment_intent_id",
     )
@@ -177,7 +177,7 @@ def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8011",
         True,
         "payment_intent_id",
     )
@@ -217,7 +217,7 @@ def tool_Get_Email_Address_From_Account_Id_Cache(
     Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "email_cached_3",
+        "user7@shop.example",
         True,
         "email",
     )
@@ -271,7 +271,7 @@ def tool_Get_Email_Address_From_Account_Id_Preview(
     May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "orditm_8010",
         True,
         "email",
     )
@@ -297,7 +297,7 @@ def tool_Get_Email_Address_From_Account_Id_Signal(
     Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8003",
         True,
         "email",
     )
@@ -341,7 +341,7 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "order_id_cached_2",
+        "ord_7002",
         True,
         "order_id",
     )
@@ -397,7 +397,7 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-10",
+        "orditm_8016",
         True,
         "order_id",
     )
@@ -423,7 +423,7 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "ord_7028",
         True,
         "order_id",
     )
@@ -467,7 +467,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "refund_id_cached_2",
+        "ref_18013",
         True,
         "refund_id",
     )
@@ -524,7 +524,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "ref_18019",
         True,
         "refund_id",
     )
@@ -550,7 +550,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "ref_18010",
         True,
         "refund_id",
     )
@@ -576,7 +576,7 @@ def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_3992fb0e(
     the same retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8019",
         True,
         "account_number",
     )
@@ -590,7 +590,7 @@ def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6(
     the same retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "acct_tok_4014",
         True,
         "account_number",
     )
@@ -633,7 +633,7 @@ def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d(
     the same retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "account_number_cached_3",
+        "acct_tok_4030",
         True,
         "account_number",
     )
@@ -721,7 +721,7 @@ def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "created_time_cached_1",
+        "2026-01-01T14:00:00Z",
         True,
         "created_time",
     )
@@ -778,7 +778,7 @@ def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "2026-01-01T18:00:00Z",
         True,
         "created_time",
     )
@@ -804,7 +804,7 @@ def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8026",
         True,
         "created_time",
     )
@@ -848,7 +848,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "payment_method_id_cached_1",
+        "pm_5012",
         True,
         "payment_method_id",
     )
@@ -905,7 +905,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-10",
+        "pm_5004",
         True,
         "payment_method_id",
     )
@@ -931,7 +931,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "pm_5016",
         True,
         "payment_method_id",
     )
@@ -1005,7 +1005,7 @@ def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_aabddf97(
     of the same retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8019",
         True,
         "order_id",
     )
@@ -1034,7 +1034,7 @@ def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c(
     final.
     """
     return _fixed(
-        "estimate-20",
+        "orditm_8014",
         True,
         "order_id",
     )
@@ -1048,7 +1048,7 @@ def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a(
     of the same retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "order_id_cached_2",
+        "ord_7007",
         True,
         "order_id",
     )
@@ -1104,7 +1104,7 @@ def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "order_status_cached_1",
+        "status_26",
         True,
         "order_status",
     )
@@ -1161,7 +1161,7 @@ def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-10",
+        "status_8",
         True,
         "order_status",
     )
@@ -1187,7 +1187,7 @@ def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8029",
         True,
         "order_status",
     )
@@ -1231,7 +1231,7 @@ def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "auth_code_cached_1",
+        "AUTH-0027",
         True,
         "auth_code",
     )
@@ -1288,7 +1288,7 @@ def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "orditm_8004",
         True,
         "auth_code",
     )
@@ -1314,7 +1314,7 @@ def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8024",
         True,
         "auth_code",
     )
@@ -1358,7 +1358,7 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "auth_id_cached_1",
+        "auth_11017",
         True,
         "auth_id",
     )
@@ -1415,7 +1415,7 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "auth_11013",
         True,
         "auth_id",
     )
@@ -1441,7 +1441,7 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "auth_11015",
         True,
         "auth_id",
     )
@@ -1485,7 +1485,7 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "refund_amount_cached_2",
+        "33.99",
         True,
         "refund_amount",
     )
@@ -1541,7 +1541,7 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "orditm_8030",
         True,
         "refund_amount",
     )
@@ -1567,7 +1567,7 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8020",
         True,
         "refund_amount",
     )
@@ -1611,7 +1611,7 @@ def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "return_request_id_cached_2",
+        "rrq_16028",
         True,
         "return_request_id",
     )
@@ -1667,7 +1667,7 @@ def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "orditm_8006",
         True,
         "return_request_id",
     )
@@ -1693,7 +1693,7 @@ def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "rrq_16024",
         True,
         "return_request_id",
     )
@@ -1737,7 +1737,7 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "return_audit_id_cached_2",
+        "raud_17010",
         True,
         "return_audit_id",
     )
@@ -1793,7 +1793,7 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-20",
+        "orditm_8028",
         True,
         "return_audit_id",
     )
@@ -1819,7 +1819,7 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8006",
         True,
         "return_audit_id",
     )
@@ -1863,7 +1863,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "default_payment_method_id_cached_3",
+        "pm_9002",
         True,
         "default_payment_method_id",
     )
@@ -1919,7 +1919,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "orditm_8010",
         True,
         "default_payment_method_id",
     )
@@ -1947,7 +1947,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8022",
         True,
         "default_payment_method_id",
     )
@@ -1987,7 +1987,7 @@ def tool_Get_Shopper_Id_From_Account_Email_Cache(
     Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "user_id_cached_2",
+        "usr_1008",
         True,
         "user_id",
     )
@@ -2041,7 +2041,7 @@ def tool_Get_Shopper_Id_From_Account_Email_Preview(
     May return an estimate before the record is final.
     """
     return _fixed(
-        "estimate-30",
+        "orditm_8016",
         True,
         "user_id",
     )
@@ -2067,7 +2067,7 @@ def tool_Get_Shopper_Id_From_Account_Email_Signal(
     Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "########",
+        "orditm_8016",
         True,
         "user_id",
     )
