@@ -18,9 +18,7 @@ enumerated; the exact family is where it stops scaling.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -30,48 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from stage_timing import compile_stages  # noqa: E402 (benchmarks/ is the script's folder)
+
 TARGET_S = 10.0
 STAGE_NAMES = ("parse", "resolve", "expand", "solve", "emit", "verify", "write")
-
-#: Run in a child process: compile the bundle stage by stage and print the timings.
-_CHILD = r"""
-import json, sys, tempfile, time
-t0 = time.perf_counter()
-from compiler.api import load_registry, resolve_target
-from compiler.context import CompileContext
-from compiler.emit.bundle import write_bundle
-from compiler.parse import paused_gc
-from compiler.stages import STAGES, run_stages
-registry = load_registry()
-ctx = CompileContext(registry, 42, {})
-value = resolve_target("retail/planbench_xl", registry)
-stages = {}
-with paused_gc():
-    for stage in STAGES:
-        t = time.perf_counter()
-        value = run_stages(value, ctx, until=stage.name, stages=(stage,))
-        stages[stage.name] = time.perf_counter() - t
-with tempfile.TemporaryDirectory() as tmp:
-    t = time.perf_counter()
-    write_bundle(value, tmp + "/bundle")
-    stages["write"] = time.perf_counter() - t
-manifest = json.loads(value.files["manifest.json"])
-print(json.dumps({"total": time.perf_counter() - t0, "stages": stages,
-                  "bytes": sum(len(d) for d in value.files.values()),
-                  "counts": manifest["counts"]}))
-"""
-
-
-def compile_once() -> dict:
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    return json.loads(out.stdout)
 
 
 def part_compile(runs: int) -> None:
     print("== 1. scn compile retail/planbench_xl (elapsed seconds) ==")
-    samples = [compile_once() for _ in range(runs)]
+    samples = [compile_stages("retail/planbench_xl") for _ in range(runs)]
     best = min(samples, key=lambda r: r["total"])
     print(f"counts: {best['counts']}")
     print(

@@ -13,7 +13,8 @@ blocker siblings):
 
 1. through `Env.step` in retrieval mode: request parsing, phrase resolution, typed match, noisy
    fill, the step record, in episodes of the 100-step budget (the callable set grows over an
-   episode and the observation lists it). The phrase cache is cleared before every request ("cold"), and timed
+   episode and the observation lists it).
+   The phrase cache is cleared before every request ("cold"), and timed
    again with it warm;
 2. the same under `--blocker path_preserving` on a task that loses four tools (the main
    setting's largest blocked set), so matches of blocked tools are swapped for their siblings;

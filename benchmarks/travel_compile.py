@@ -19,9 +19,7 @@ state with one tool banned, and with all prices redrawn), per call.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,47 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from stage_timing import compile_stages  # noqa: E402 (benchmarks/ is the script's folder)
+
 TARGET_S = 10.0
-
-#: Run in a child process: compile one configuration stage by stage and print the timings.
-_CHILD = r"""
-import json, sys, tempfile, time
-t0 = time.perf_counter()
-from compiler.api import load_registry, resolve_target
-from compiler.context import CompileContext
-from compiler.emit.bundle import write_bundle
-from compiler.parse import paused_gc
-from compiler.stages import STAGES, run_stages
-length = sys.argv[1]
-registry = load_registry()
-ctx = CompileContext(registry, 42, {"length": length, "split": "all"})
-value = resolve_target("travel", registry)
-stages = {}
-with paused_gc():
-    for stage in STAGES:
-        t = time.perf_counter()
-        value = run_stages(value, ctx, until=stage.name, stages=(stage,))
-        stages[stage.name] = time.perf_counter() - t
-with tempfile.TemporaryDirectory() as tmp:
-    t = time.perf_counter()
-    write_bundle(value, tmp + "/bundle")
-    stages["write"] = time.perf_counter() - t
-size = sum(len(data) for data in value.files.values())
-tasks = json.loads(value.files["manifest.json"])["counts"]["tasks"]
-print(json.dumps({"total": time.perf_counter() - t0, "stages": stages, "bytes": size,
-                  "tasks": tasks}))
-"""
-
-
-def compile_once(length: int) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(length)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout)
 
 
 def part_compile(lengths: list[int], runs: int) -> dict[int, dict]:
@@ -85,7 +45,7 @@ def part_compile(lengths: list[int], runs: int) -> dict[int, dict]:
     print("-" * len(header))
     results = {}
     for n in lengths:
-        samples = [compile_once(n) for _ in range(runs)]
+        samples = [compile_stages("travel", {"length": n, "split": "all"}) for _ in range(runs)]
         best = min(samples, key=lambda r: r["total"])
         results[n] = best
         stages = best["stages"]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,51 +29,19 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from stage_timing import compile_stages  # noqa: E402 (benchmarks/ is the script's folder)
+
 TARGET_S = 60.0
 STAGE_NAMES = ("parse", "transform", "resolve", "expand", "solve", "emit", "verify", "write")
-
-_CHILD = r"""
-import json, sys, tempfile, time
-t0 = time.perf_counter()
-from compiler.api import load_registry, resolve_target
-from compiler.context import CompileContext
-from compiler.emit.bundle import write_bundle
-from compiler.stages import STAGES, run_stages
-registry = load_registry()
-ctx = CompileContext(registry, 42, {"scale": sys.argv[1], "split": "all"})
-value = resolve_target("travel/travelplanner", registry)
-stages = {}
-for stage in STAGES:
-    t = time.perf_counter()
-    value = run_stages(value, ctx, until=stage.name, stages=(stage,))
-    stages[stage.name] = time.perf_counter() - t
-t = time.perf_counter()
-write_bundle(value, sys.argv[2])
-stages["write"] = time.perf_counter() - t
-world = json.loads(value.files["world.json"])
-print(json.dumps({"total": time.perf_counter() - t0, "stages": stages,
-                  "bytes": sum(len(d) for d in value.files.values()),
-                  "tasks": json.loads(value.files["manifest.json"])["counts"]["tasks"],
-                  "records": world["sandbox"]["records"]}))
-"""
-
-
-def compile_once(scale: float, out: Path) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(scale), str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(done.stdout)
 
 
 def part_compile(scale: float, runs: int, out: Path) -> dict:
     print(f"== 1. scn compile travel/travelplanner --set scale={scale} (elapsed seconds) ==")
     samples = []
     for i in range(runs):
-        samples.append(compile_once(scale, out / f"b{i}"))
+        samples.append(
+            compile_stages("travel/travelplanner", {"scale": scale, "split": "all"}, out / f"b{i}")
+        )
     best = min(samples, key=lambda r: r["total"])
     stages = best["stages"]
     print(
