@@ -117,7 +117,13 @@ def _episode_progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    with Progress(BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+    with Progress(
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         task = bar.add_task("episodes", total=None)
 
         def advance(done: int, total: int) -> None:
@@ -285,9 +291,7 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
                 code="usage",
             )
         prices = {
-            t["name"]: t["cost"]
-            for t in files.json("tools/internal.json")
-            if t["cost"] is not None
+            t["name"]: t["cost"] for t in files.json("tools/internal.json") if t["cost"] is not None
         }
         dot = graph_dot(task_graph(shape, task, prices))
         if out is None or out.suffix == ".dot":
@@ -323,19 +327,63 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
 
 @main.command()
 @click.argument("bundle", type=click.Path(path_type=Path))
-@click.option("--agent", "agent_name", required=True, help="A registered agent: oracle, greedy, random, null, or a plugin's.")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("runs.jsonl"), show_default=True, help="Trajectory file (appended; a rerun resumes).")
-@click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids (default: every task).")
+@click.option(
+    "--agent",
+    "agent_name",
+    required=True,
+    help="A registered agent: oracle, greedy, random, null, or a plugin's.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("runs.jsonl"),
+    show_default=True,
+    help="Trajectory file (appended; a rerun resumes).",
+)
+@click.option(
+    "--tasks", "task_ids", default=None, help="Comma-separated task ids (default: every task)."
+)
 @click.option("--split", default=None, help="Only tasks of this split.")
-@click.option("--max-steps", type=int, default=None, help="Step budget per episode [default: 100 in retrieval mode, else 20].")
+@click.option(
+    "--max-steps",
+    type=int,
+    default=None,
+    help="Step budget per episode [default: 100 in retrieval mode, else 20].",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --agent openai:MODEL (vLLM, Ollama, a hosted API).")
-@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key.")
-@click.option("--concurrency", type=int, default=1, show_default=True, help="Episodes played at once.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per LLM request.")
-@click.option("--blocker", default=None, help="A blocker the bundle declares (by name or effect), applied online.")
-@click.option("--blocks", type=int, default=None, help="Events per episode with --blocker (a retrieval-time blocker: the largest blocked set) [default: 1, or the blocker's largest].")
-@click.option("--retrieval/--no-retrieval", default=None, help="Tools are shown only through retrieval requests (PlanBench-XL) [default: on for PlanBench-XL bundles].")
+@click.option(
+    "--base-url",
+    default=None,
+    help="OpenAI-compatible endpoint for --agent openai:MODEL (vLLM, Ollama, a hosted API).",
+)
+@click.option(
+    "--api-key-env",
+    default="OPENAI_API_KEY",
+    show_default=True,
+    help="Environment variable holding the API key.",
+)
+@click.option(
+    "--concurrency", type=int, default=1, show_default=True, help="Episodes played at once."
+)
+@click.option(
+    "--timeout", type=float, default=60.0, show_default=True, help="Seconds per LLM request."
+)
+@click.option(
+    "--blocker",
+    default=None,
+    help="A blocker the bundle declares (by name or effect), applied online.",
+)
+@click.option(
+    "--blocks",
+    type=int,
+    default=None,
+    help="Events per episode with --blocker (a retrieval-time blocker: the largest blocked set) [default: 1, or the blocker's largest].",
+)
+@click.option(
+    "--retrieval/--no-retrieval",
+    default=None,
+    help="Tools are shown only through retrieval requests (PlanBench-XL) [default: on for PlanBench-XL bundles].",
+)
 @click.option("-q", "--quiet", is_flag=True)
 @diagnostics_option
 def run(
@@ -374,8 +422,12 @@ def run(
             from compiler.runtime.llm import openai_agent_factory
 
             if not base_url:
-                raise ScnError("--agent openai:MODEL needs --base-url", path="--base-url", code="usage")
-            make_agent = openai_agent_factory(agent_name.split(":", 1)[1], base_url, api_key_env=api_key_env, timeout=timeout)
+                raise ScnError(
+                    "--agent openai:MODEL needs --base-url", path="--base-url", code="usage"
+                )
+            make_agent = openai_agent_factory(
+                agent_name.split(":", 1)[1], base_url, api_key_env=api_key_env, timeout=timeout
+            )
             factory: Callable[[], Any] = lambda: make_agent()  # noqa: E731
         else:
             registry = load_registry()
@@ -391,7 +443,11 @@ def run(
         retrieval, max_steps, blocks = run_defaults(
             loaded, retrieval=retrieval, max_steps=max_steps, blocker=blocker, blocks=blocks
         )
-        ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else list(loaded.tasks)
+        ids = (
+            [t.strip() for t in task_ids.split(",") if t.strip()]
+            if task_ids
+            else list(loaded.tasks)
+        )
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
         with _episode_progress(quiet) as progress:
@@ -439,13 +495,22 @@ def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
         for agent in table:
             view.add_column(agent, justify="right")
         for name in metrics_names:
-            view.add_row(name, *("-" if m.get(name) is None else f"{m[name]:.4g}" for m in table.values()))
+            view.add_row(
+                name, *("-" if m.get(name) is None else f"{m[name]:.4g}" for m in table.values())
+            )
         Console().print(view)
 
 
 @main.command()
-@click.argument("trajectories", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, dir_okay=False))
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("report"), show_default=True)
+@click.argument(
+    "trajectories",
+    nargs=-1,
+    required=True,
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+)
+@click.option(
+    "-o", "--out", type=click.Path(path_type=Path), default=Path("report"), show_default=True
+)
 @diagnostics_option
 def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -> None:
     """Compare runs across trajectory files: report.md, report.json and PNG plots in --out."""
@@ -458,25 +523,94 @@ def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -
 
 @main.command()
 @click.argument("bundle", type=click.Path(path_type=Path))
-@click.option("--mcp", "use_mcp", is_flag=True, required=True, help="Serve the bundle's tools as MCP servers (the only protocol so far).")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address for --transport http.")
+@click.option(
+    "--mcp",
+    "use_mcp",
+    is_flag=True,
+    required=True,
+    help="Serve the bundle's tools as MCP servers (the only protocol so far).",
+)
+@click.option(
+    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Loopback address for --transport http."
+)
 @click.option("--port", type=int, default=8000, show_default=True)
-@click.option("--task", "task_id", default=None, help="Default task of every session (else ?task=ID or _meta scn/task).")
-@click.option("--server", "server_name", default=None, help="stdio: serve only this server (default: every tool, plus scn_get_task and scn_submit_answer).")
-@click.option("--log", type=click.Path(path_type=Path), default=None, help="Append each episode's trajectory here (for scn score).")
-@click.option("--latency-scale", type=float, default=0.25, show_default=True, help="Each call takes its tool's latency times this (so parallel calls overlap).")
-@click.option("--json-response", is_flag=True, help="HTTP: plain JSON responses instead of SSE streams.")
-@click.option("--stateless", is_flag=True, help="HTTP: the SDK's stateless mode (no MCP session ids).")
-@click.option("--blocker", default=None, help="A blocker the bundle declares, applied per turn in every episode.")
-@click.option("--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker.")
+@click.option(
+    "--task",
+    "task_id",
+    default=None,
+    help="Default task of every session (else ?task=ID or _meta scn/task).",
+)
+@click.option(
+    "--server",
+    "server_name",
+    default=None,
+    help="stdio: serve only this server (default: every tool, plus scn_get_task and scn_submit_answer).",
+)
+@click.option(
+    "--log",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Append each episode's trajectory here (for scn score).",
+)
+@click.option(
+    "--latency-scale",
+    type=float,
+    default=0.25,
+    show_default=True,
+    help="Each call takes its tool's latency times this (so parallel calls overlap).",
+)
+@click.option(
+    "--json-response", is_flag=True, help="HTTP: plain JSON responses instead of SSE streams."
+)
+@click.option(
+    "--stateless", is_flag=True, help="HTTP: the SDK's stateless mode (no MCP session ids)."
+)
+@click.option(
+    "--blocker",
+    default=None,
+    help="A blocker the bundle declares, applied per turn in every episode.",
+)
+@click.option(
+    "--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker."
+)
 @diagnostics_option
-def serve(bundle: Path, use_mcp: bool, transport: str, host: str, port: int, task_id: str | None, server_name: str | None, log: Path | None, latency_scale: float, json_response: bool, stateless: bool, blocker: str | None, blocks: int, diagnostics_format: str) -> None:
+def serve(
+    bundle: Path,
+    use_mcp: bool,
+    transport: str,
+    host: str,
+    port: int,
+    task_id: str | None,
+    server_name: str | None,
+    log: Path | None,
+    latency_scale: float,
+    json_response: bool,
+    stateless: bool,
+    blocker: str | None,
+    blocks: int,
+    diagnostics_format: str,
+) -> None:
     """Serve a bundle's tools as real MCP servers: /mcp/<server> over HTTP, or stdio."""
     from compiler.serve import serve as run_server
 
     with _boundary(_Reporter(diagnostics_format)):
-        run_server(bundle, transport=transport, host=host, port=port, task=task_id, server=server_name, log=log, latency_scale=latency_scale, json_response=json_response, stateless=stateless, blocker=blocker, blocks=blocks if blocker else 0)
+        run_server(
+            bundle,
+            transport=transport,
+            host=host,
+            port=port,
+            task=task_id,
+            server=server_name,
+            log=log,
+            latency_scale=latency_scale,
+            json_response=json_response,
+            stateless=stateless,
+            blocker=blocker,
+            blocks=blocks if blocker else 0,
+        )
 
 
 __all__ = ["main", "STAGE_NAMES"]

@@ -91,8 +91,16 @@ class _Positions:
                 first = _first_position(children)
                 if first is not None:
                     last = _first_position(reversed(children))
-                    meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
-                    meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
+                    meta.line, meta.column, meta.start_pos = (
+                        first.line,
+                        first.column,
+                        first.start_pos,
+                    )
+                    meta.end_line, meta.end_column, meta.end_pos = (
+                        last.end_line,
+                        last.end_column,
+                        last.end_pos,
+                    )
                     meta.empty = False
         return res
 
@@ -473,7 +481,7 @@ class FastParser:
         spliced = any(expand for _i, expand, _n in include)
         count = len(include) + sum(n for _i, _e, n in include) + trailing
         if options.expand1 and not rule.alias and count == 1 and not spliced:
-            (index, _e, _n), = include
+            ((index, _e, _n),) = include
             return (_UNIT if size == 1 else _PASS, size, origin, None, index)
         if options.expand1 and not rule.alias and count == 1:
             raise ValueError(f"unsupported ?rule {rule}")

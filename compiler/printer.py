@@ -11,7 +11,19 @@ import re
 
 from compiler import model as m
 
-_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "%": 7, "neg": 8}
+_PRECEDENCE = {
+    "or": 1,
+    "and": 2,
+    "not": 3,
+    "cmp": 4,
+    "range": 5,
+    "+": 6,
+    "-": 6,
+    "*": 7,
+    "/": 7,
+    "%": 7,
+    "neg": 8,
+}
 
 
 def _prec(e: m.Expr) -> int:
@@ -60,8 +72,13 @@ def print_template(t: m.Template, quoted: bool) -> str:
             text = p.literal
             if quoted:
                 text = (
-                    text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-                    .replace("\0", "\\0").replace("{", "{{").replace("}", "}}")
+                    text.replace("\\", "\\\\")
+                    .replace('"', '\\"')
+                    .replace("\n", "\\n")
+                    .replace("\t", "\\t")
+                    .replace("\0", "\\0")
+                    .replace("{", "{{")
+                    .replace("}", "}}")
                 )
             out.append(text)
         else:
@@ -115,7 +132,9 @@ def print_expr(e: m.Expr, in_string: bool = False) -> str:
     if op == "getitem":
         return f"{sub(e.args[0], 10)}[{print_expr(e.args[1], in_string)}]"
     if op == "call":
-        return f"{sub(e.args[0], 10)}(" + ", ".join(print_expr(a, in_string) for a in e.args[1:]) + ")"
+        return (
+            f"{sub(e.args[0], 10)}(" + ", ".join(print_expr(a, in_string) for a in e.args[1:]) + ")"
+        )
     if op == "kwarg":
         return f"{e.text}={print_expr(e.args[0], in_string)}"
     raise ValueError(f"cannot print expression op {op!r}")

@@ -41,7 +41,13 @@ Pos = tuple[int, int, int, int] | None
 
 
 def _token_span(file: str, token: Token) -> Span:
-    return Span(file, token.line, token.column, token.end_line or token.line, token.end_column or token.column + len(token))
+    return Span(
+        file,
+        token.line,
+        token.column,
+        token.end_line or token.line,
+        token.end_column or token.column + len(token),
+    )
 
 
 def unescape(body: str, span: Span) -> str:
@@ -57,7 +63,9 @@ def unescape(body: str, span: Span) -> str:
             if nxt not in _ESCAPES:
                 raise ScnSyntaxError(
                     f"unknown escape '\\{nxt}' (known: \\n \\t \\\" \\' \\\\ \\{{ \\}})",
-                    span=Span(span.file, span.line, span.column + i + 1, span.line, span.column + i + 3),
+                    span=Span(
+                        span.file, span.line, span.column + i + 1, span.line, span.column + i + 3
+                    ),
                 )
             out.append(_ESCAPES[nxt])
             i += 2
@@ -145,19 +153,36 @@ class _Build:
                 if end < 0:
                     raise ScnSyntaxError(
                         "unclosed '{' in template (write '{{' for a literal brace)",
-                        span=Span(span.file, span.line, span.column + i + quoted, span.line, span.column + i + quoted + 1),
+                        span=Span(
+                            span.file,
+                            span.line,
+                            span.column + i + quoted,
+                            span.line,
+                            span.column + i + quoted + 1,
+                        ),
                     )
                 if literal:
                     parts.append(m.Part(literal="".join(literal)))
                     literal = []
                 hole_col = span.column + i + 1 + quoted
-                parts.append(self.hole(raw[i + 1 : end], Span(span.file, span.line, hole_col, span.line, hole_col + end - i - 1)))
+                parts.append(
+                    self.hole(
+                        raw[i + 1 : end],
+                        Span(span.file, span.line, hole_col, span.line, hole_col + end - i - 1),
+                    )
+                )
                 i = end + 1
                 continue
             if ch == "}":
                 raise ScnSyntaxError(
                     "unmatched '}' in template (write '}}' for a literal brace)",
-                    span=Span(span.file, span.line, span.column + i + quoted, span.line, span.column + i + quoted + 1),
+                    span=Span(
+                        span.file,
+                        span.line,
+                        span.column + i + quoted,
+                        span.line,
+                        span.column + i + quoted + 1,
+                    ),
                 )
         if literal:
             parts.append(m.Part(literal="".join(literal)))
@@ -177,7 +202,10 @@ class _Build:
                 expr_text, spec = text[:j], text[j + 1 :]
                 break
         if not expr_text.strip():
-            raise ScnSyntaxError("empty '{}' in template", span=Span(span.file, span.line, span.column - 1, span.line, span.column + 1))
+            raise ScnSyntaxError(
+                "empty '{}' in template",
+                span=Span(span.file, span.line, span.column - 1, span.line, span.column + 1),
+            )
         try:
             expr = _hole_expr(self.file, expr_text)
         except Exception:  # noqa: BLE001 - Lark parses it again, and reports any error as always
@@ -217,7 +245,9 @@ class _Build:
 
     def import_(self, pos: Pos, c: list[Any]) -> m.Import:
         (path,) = c
-        return m.Import(path=unescape(str(path)[1:-1], _token_span(self.file, path)), span=self.span(pos))
+        return m.Import(
+            path=unescape(str(path)[1:-1], _token_span(self.file, path)), span=self.span(pos)
+        )
 
     def param(self, pos: Pos, c: list[Any]) -> m.Param:
         name, ptype, default, domain = c
@@ -269,7 +299,9 @@ class _Build:
 
     def seed(self, pos: Pos, c: list[Any]) -> m.Seed:
         quantity, function, *parts = c
-        return m.Seed(str(quantity), str(function), tuple(str(p) for p in parts), span=self.span(pos))
+        return m.Seed(
+            str(quantity), str(function), tuple(str(p) for p in parts), span=self.span(pos)
+        )
 
     # ------------------------------------------------------------ tools
     def tool(self, pos: Pos, c: list[Any]) -> m.Tool:
@@ -282,7 +314,9 @@ class _Build:
     def arg(self, pos: Pos, c: list[Any]) -> m.Arg:
         first, second, condition = c
         if first is not None:
-            return m.Arg(self.name_tpl(second), self.name_tpl(first), condition, span=self.span(pos))
+            return m.Arg(
+                self.name_tpl(second), self.name_tpl(first), condition, span=self.span(pos)
+            )
         return m.Arg(self.name_tpl(second), None, condition, span=self.span(pos))
 
     def outputs(self, pos: Pos, c: list[Token]) -> tuple[m.Template, ...]:
@@ -309,7 +343,12 @@ class _Build:
 
     def signature(self, pos: Pos, c: list[Any]) -> m.Signature:
         *inputs, output, attrs = c
-        return m.Signature(tuple(self.name_tpl(t) for t in inputs), self.name_tpl(output), attrs, span=self.span(pos))
+        return m.Signature(
+            tuple(self.name_tpl(t) for t in inputs),
+            self.name_tpl(output),
+            attrs,
+            span=self.span(pos),
+        )
 
     def for_signatures(self, pos: Pos, c: list[Any]) -> m.ForSignatures:
         var, iterable, *body = c
@@ -376,7 +415,14 @@ class _Build:
         return m.Attr(str(c[0]), tuple(c[1:]), span=self.span(pos))
 
     # ------------------------------------------------------------ expressions
-    def _e(self, pos: Pos, op: str, text: str = "", args: tuple[m.Expr, ...] = (), template: m.Template | None = None) -> m.Expr:
+    def _e(
+        self,
+        pos: Pos,
+        op: str,
+        text: str = "",
+        args: tuple[m.Expr, ...] = (),
+        template: m.Template | None = None,
+    ) -> m.Expr:
         return m.Expr(op, text, args, template, span=self.span(pos))
 
     def number(self, pos: Pos, c: list[Token]) -> m.Expr:
@@ -428,7 +474,13 @@ class _Build:
             op, right = c[i], c[i + 1]
             span = None
             if left.span is not None and right.span is not None:
-                span = Span(self.file, left.span.line, left.span.column, right.span.end_line, right.span.end_column)
+                span = Span(
+                    self.file,
+                    left.span.line,
+                    left.span.column,
+                    right.span.end_line,
+                    right.span.end_column,
+                )
             left = m.Expr("bin", str(op), (left, right), span=span)
         return left
 
@@ -461,7 +513,13 @@ def _shift(expr: m.Expr, hole: Span) -> m.Expr:
     def move(span: Span | None) -> Span | None:
         if span is None:
             return None
-        return Span(hole.file, hole.line, hole.column + span.column - 1, hole.line, hole.column + span.end_column - 1)
+        return Span(
+            hole.file,
+            hole.line,
+            hole.column + span.column - 1,
+            hole.line,
+            hole.column + span.end_column - 1,
+        )
 
     def walk(e: m.Expr) -> m.Expr:
         span = move(e.span)

@@ -16,7 +16,9 @@ def test_every_hook_is_documented_in_the_readme(hook: str) -> None:
     assert f"`{hook}`" in README
 
 
-@pytest.mark.parametrize("command", ["scn compile", "scn check", "scn domains", "scn graph", "--emit"])
+@pytest.mark.parametrize(
+    "command", ["scn compile", "scn check", "scn domains", "scn graph", "--emit"]
+)
 def test_every_cli_command_is_shown_in_the_readme(command: str) -> None:
     assert command in README
 

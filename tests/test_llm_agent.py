@@ -443,7 +443,9 @@ def test_run_concurrent_applies_blockers_like_run(travel: LoadedBundle, tmp_path
     assert run_concurrent(travel, factory, "oracle", out, concurrency=3, tasks=tasks) == (6, 0)
 
 
-def test_scn_run_drives_an_openai_compatible_endpoint(server: LoopbackServer, tmp_path: Path) -> None:
+def test_scn_run_drives_an_openai_compatible_endpoint(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
     """`scn run --agent openai:MODEL --base-url URL --concurrency N` end to end, then `scn score`."""
     import json
 
@@ -452,7 +454,14 @@ def test_scn_run_drives_an_openai_compatible_endpoint(server: LoopbackServer, tm
     from compiler.cli import main
 
     out = tmp_path / "llm.jsonl"
-    args = ["run", str(GENERATED / "multi_mcp-servers"), "--agent", "openai:loopback-model", "--base-url", server.base_url]
+    args = [
+        "run",
+        str(GENERATED / "multi_mcp-servers"),
+        "--agent",
+        "openai:loopback-model",
+        "--base-url",
+        server.base_url,
+    ]
     result = CliRunner().invoke(main, [*args, "--concurrency", "4", "--out", str(out), "-q"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
@@ -460,6 +469,12 @@ def test_scn_run_drives_an_openai_compatible_endpoint(server: LoopbackServer, tm
     assert all(r["agent"] == "openai:loopback-model" and r["outcome"]["success"] for r in lines)
     assert all("llm" in step for r in lines for step in r["steps"][:1])
     scored = CliRunner().invoke(main, ["score", str(out), "--json"])
-    assert scored.exit_code == 0 and json.loads(scored.stdout)["openai:loopback-model"]["success_rate"] == 1.0
-    missing = CliRunner().invoke(main, ["run", str(GENERATED / "multi_mcp-servers"), "--agent", "openai:m", "--out", str(out)])
+    assert (
+        scored.exit_code == 0
+        and json.loads(scored.stdout)["openai:loopback-model"]["success_rate"] == 1.0
+    )
+    missing = CliRunner().invoke(
+        main,
+        ["run", str(GENERATED / "multi_mcp-servers"), "--agent", "openai:m", "--out", str(out)],
+    )
     assert missing.exit_code == 2 and "--base-url" in missing.stderr

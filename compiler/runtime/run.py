@@ -231,10 +231,16 @@ def _read_line(path: Path, number: int, line: str, records: list[dict[str, Any]]
     try:
         record = json.loads(line)
     except json.JSONDecodeError as e:
-        raise ScnDataError(f"{path}:{number}: not JSON ({e.msg})", path=f"{path}:{number}") from None
+        raise ScnDataError(
+            f"{path}:{number}: not JSON ({e.msg})", path=f"{path}:{number}"
+        ) from None
     if not isinstance(record, dict) or record.get("schema") != SCHEMA:
-        raise ScnDataError(f"{path}:{number}: not a {SCHEMA} record", path=f"{path}:{number}: $.schema")
+        raise ScnDataError(
+            f"{path}:{number}: not a {SCHEMA} record", path=f"{path}:{number}: $.schema"
+        )
     for key in ("task", "agent", "steps", "outcome", "bundle"):
         if key not in record:
-            raise ScnDataError(f"{path}:{number}: missing '{key}'", path=f"{path}:{number}: $.{key}")
+            raise ScnDataError(
+                f"{path}:{number}: missing '{key}'", path=f"{path}:{number}: $.{key}"
+            )
     records.append(record)
