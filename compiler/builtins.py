@@ -55,6 +55,13 @@ def fit(text: Any, limit: int = 64) -> str:
     return f"{text[: limit - 9].rstrip('_')}_{digest}"
 
 
+def _cond(test: Any, then: Any, otherwise: Any) -> Any:
+    """`cond(test, a, b)`: `a` if `test` holds, else `b` (both are evaluated; draws stay seeded)."""
+    if not isinstance(test, bool):
+        raise ValueError(f"cond() needs a true/false test, not {test!r}")
+    return then if test else otherwise
+
+
 def _sqrt(x: Any) -> float:
     value = float(x)
     if value < 0:
@@ -96,6 +103,7 @@ def functions() -> dict[str, Callable[..., Any]]:
         "lower": _mapped("lower"),
         "join": _join,
         "fit": fit,
+        "cond": _cond,
         "len": lambda x: len(x),
         "min": min,
         "max": max,

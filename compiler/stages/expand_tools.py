@@ -21,6 +21,9 @@ from compiler.laws import seeded_rng
 from compiler.scenario import DatatypeDef, ToolDef, ToolParam
 from compiler.stages.sibling_values import Draw
 
+#: How many times a seeded variant is drawn again when a signature's name is already taken.
+NAME_DRAWS = 32
+
 
 @define
 class ToolBuilder:
@@ -277,15 +280,9 @@ class ToolBuilder:
         rng = seeded_rng(
             ("global", "variant", "tool"), {"global": self.seed, "variant": "variant", "tool": key}
         )
-        scope = env.child({"ins": views, "out": out_view}, rng=rng)
-        variant_attr = self.attr(node.attrs, "variant") or self.attr(toolset.attrs, "variant")
-        variant = str(evaluate(variant_attr.values[0], scope)) if variant_attr is not None else ""
-        scope = scope.child({"variant": variant})
-        name_attr = self.attr(node.attrs, "name") or self.attr(toolset.attrs, "name")
-        if name_attr is None:
-            name = f"Get_{out_view.name}_From_{'_And_'.join(v.name for v in views)}{variant}"
-        else:
-            name = str(evaluate(name_attr.values[0], scope))
+        release = self.text(node.attrs, "release", env)
+        scope = env.child({"ins": views, "out": out_view, "release": release}, rng=rng)
+        scope, name = self.unique_name(node, toolset, scope, out_view, views)
         arg_attr = self.attr(toolset.attrs, "argument")
         params = []
         for view in views:
@@ -328,6 +325,43 @@ class ToolBuilder:
                 latency_ms=latency if latency is not None else ctx.latency_constant,
                 span=node.span,
             )
+        )
+
+    def unique_name(
+        self,
+        node: m.Signature,
+        toolset: m.Toolset,
+        scope: Env,
+        out_view: DatatypeView,
+        views: list[DatatypeView],
+    ) -> tuple[Env, str]:
+        """Return `scope` with the signature's `variant` bound, and its name, not yet used.
+
+        A seeded variant (`variant choice(...)`) can give two signatures the same name (their
+        aliases and suffix all agree); the variant is then drawn again from the same seeded
+        stream, so the outcome depends only on the seed and the declaration order. A name that
+        stays taken after `NAME_DRAWS` draws (a constant variant, say) is a located error.
+        """
+        variant_attr = self.attr(node.attrs, "variant") or self.attr(toolset.attrs, "variant")
+        name_attr = self.attr(node.attrs, "name") or self.attr(toolset.attrs, "name")
+        taken = {t.name: t for t in self.tools}
+        for _ in range(NAME_DRAWS):
+            variant = (
+                str(evaluate(variant_attr.values[0], scope)) if variant_attr is not None else ""
+            )
+            named = scope.child({"variant": variant})
+            if name_attr is None:
+                name = f"Get_{out_view.name}_From_{'_And_'.join(v.name for v in views)}{variant}"
+            else:
+                name = str(evaluate(name_attr.values[0], named))
+            if name not in taken:
+                return named, name
+        other = taken[name]
+        raise fail(
+            f"tool name '{name}' is already taken by the signature "
+            f"({', '.join(p.datatype for p in other.params)}) -> {', '.join(other.outputs)}, and "
+            f"{NAME_DRAWS} variant draws found no free name; declare more variants or aliases",
+            node.span,
         )
 
     def parts(self, attr: m.Attr, inputs: list[str], output: str, env: Env) -> tuple[str, ...]:

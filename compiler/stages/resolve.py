@@ -31,7 +31,9 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
         {"kind", "suffix", "name", "describe", "returns", "draws", "success", "output", "argument"}
     ),
     "toolset": frozenset({"name", "variant", "argument", "describe", "cost", "latency", "internal"}),
-    "signature": frozenset({"name", "describe", "cost", "latency", "variant", "internal", "parts"}),
+    "signature": frozenset(
+        {"name", "describe", "cost", "latency", "variant", "release", "internal", "parts"}
+    ),
     "server": frozenset({"describe", "cost", "latency"}),
     "blocker": frozenset({"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}),
     "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}),
