@@ -230,3 +230,44 @@ def test_names_release_reproduces_the_release_suffixes() -> None:
             same += suffix(t.internal_name) == suffix(theirs)
         assert total >= 135
         assert (same == total) if expect_all else (same < total * 0.6)
+
+
+def test_blocker_siblings_are_named_by_the_template_not_by_a_suffix(seed42) -> None:
+    """The release's blocker tools are re-aliased names, not the baseline's name plus a tag:
+    ours are Get_<alias>_From_<aliases>[_<variant>] over their baseline's datatypes (the
+    misleading one names an annotation), with arguments spelling the aliases of the name."""
+    tools = {t.name: t for t in seed42}
+    blockers = [t for t in seed42 if t.sibling in ("explicit_failure", "implicit_failure")]
+    misleading = [t for t in seed42 if t.sibling == "misleading"]
+    assert len(blockers) == 2 * 185 and len(misleading) == 185
+    renamed = suffixed = 0
+    for t in blockers + misleading:
+        base = tools[t.baseline]
+        suffixed += t.name.startswith(base.name + "_")  # same aliases drawn, a new suffix
+        assert t.name.startswith("Get_") and "_From_" in t.name
+        assert [p.datatype for p in t.params] == [p.datatype for p in base.params]
+        if len(t.name) < 60:
+            middle = t.name.split("_From_", 1)[1]
+            assert middle.startswith("_And_".join(_title(p.name) for p in t.params)), t.name
+        renamed += [p.name for p in t.params] != [p.name for p in base.params]
+        if t.sibling == "misleading" and len(t.name) < 60:
+            assert "_Annotation_From_" in t.name
+    assert renamed > len(blockers) // 2
+    assert suffixed < len(blockers) // 5
+
+
+def test_a_sibling_name_that_stays_taken_is_a_located_error() -> None:
+    text = """scenario x/y "t"
+datatype a: string
+datatype c: string
+toolset ts
+{
+  signature (a) -> c
+  sibling twin { kind blocker name "Get_c_From_a" }
+}
+"""
+    with pytest.raises(ScnError) as info:
+        compile_source(SourceFile("x.scn", text), registry=REGISTRY, until="expand")
+    [diagnostic] = info.value.diagnostics
+    assert "Get_c_From_a" in diagnostic.message and "already taken" in diagnostic.message
+    assert (diagnostic.span.file, diagnostic.span.line) == ("x.scn", 7)

@@ -34,6 +34,7 @@ class ToolBuilder:
     tools: list[ToolDef] = field(factory=list)
     implicit: dict[str, Any] = field(factory=dict)  # datatype name -> span of first use
     draws: list[Draw] = field(factory=list)  # siblings answering with a backend value
+    names: set[str] = field(factory=set)  # names of `tools`, for the unique-name draws
     errors: Collector = field(factory=Collector)
 
     # ------------------------------------------------------------ shared
@@ -106,6 +107,7 @@ class ToolBuilder:
 
     def add(self, tool: ToolDef) -> ToolDef:
         self.tools.append(tool)
+        self.names.add(tool.name)
         for out in tool.outputs:
             self.implicit.setdefault(out, tool.span)
         return tool
@@ -344,7 +346,6 @@ class ToolBuilder:
         """
         variant_attr = self.attr(node.attrs, "variant") or self.attr(toolset.attrs, "variant")
         name_attr = self.attr(node.attrs, "name") or self.attr(toolset.attrs, "name")
-        taken = {t.name: t for t in self.tools}
         for _ in range(NAME_DRAWS):
             variant = (
                 str(evaluate(variant_attr.values[0], scope)) if variant_attr is not None else ""
@@ -354,14 +355,30 @@ class ToolBuilder:
                 name = f"Get_{out_view.name}_From_{'_And_'.join(v.name for v in views)}{variant}"
             else:
                 name = str(evaluate(name_attr.values[0], named))
-            if name not in taken:
+            if name not in self.names:
                 return named, name
-        other = taken[name]
+        other = next(t for t in self.tools if t.name == name)
         raise fail(
             f"tool name '{name}' is already taken by the signature "
             f"({', '.join(p.datatype for p in other.params)}) -> {', '.join(other.outputs)}, and "
             f"{NAME_DRAWS} variant draws found no free name; declare more variants or aliases",
             node.span,
+        )
+
+    def free_name(self, attr: m.Attr, scope: Env, span: Any) -> str:
+        """Evaluate a sibling's `name` template until it gives a name no tool has yet.
+
+        Each evaluation draws again from the sibling's seeded stream (a `choice` of suffix), so
+        the result depends only on the seed and the declaration order.
+        """
+        for _ in range(NAME_DRAWS):
+            name = str(evaluate(attr.values[0], scope))
+            if name not in self.names:
+                return name
+        raise fail(
+            f"sibling name '{name}' is already taken, and {NAME_DRAWS} draws of the `name` "
+            "template found no free one; let it draw more (a variant, an alias)",
+            span,
         )
 
     def parts(self, attr: m.Attr, inputs: list[str], output: str, env: Env) -> tuple[str, ...]:
@@ -427,13 +444,27 @@ class ToolBuilder:
                 {"global": self.seed, "sibling": node.name, "tool": base.name},
             )
             view = ToolView(base)
-            scope = env.child({"base": view, "sibling": node.name}, rng=rng)
+            # Aliases drawn afresh for this sibling, so a `name` template re-aliases the tool.
+            key = f"{base.name}#{node.name}"
+            ins = [self.datatype_view(p.datatype, key, node.span) for p in base.params]
+            out = self.datatype_view(base.outputs[0], key, node.span)
+            scope = env.child({"base": view, "sibling": node.name, "ins": ins, "out": out}, rng=rng)
             suffix = self.text(node.attrs, "suffix", scope, f"_{node.name}")
-            name = self.text(node.attrs, "name", scope, fit(base.name + suffix, 64))
+            name_attr = self.attr(node.attrs, "name")
+            if name_attr is None:
+                name = fit(base.name + suffix, 64)
+            else:
+                name = self.free_name(name_attr, scope, node.span)
             output = self.text(node.attrs, "output", scope, "") or None
             arg_attr = self.attr(node.attrs, "argument")
             params = base.params
-            if arg_attr is not None:
+            if arg_attr is not None and name_attr is not None:
+                # Argument names spell the aliases the name was built from, as a baseline's do.
+                params = tuple(
+                    ToolParam(str(evaluate(arg_attr.values[0], scope.child({"dt": v}))), v.name)
+                    for v in ins
+                )
+            elif arg_attr is not None:
                 params = tuple(
                     ToolParam(
                         str(
@@ -472,7 +503,7 @@ class ToolBuilder:
                 latency_ms=base.latency_ms,
                 span=node.span,
             )
-            self.tools.append(tool)
+            self.add(tool)
             if output:
                 self.implicit.setdefault(output, node.span)
             draws = self.attr(node.attrs, "draws")
