@@ -164,19 +164,23 @@ def test_composites_take_no_suffix(seed7) -> None:
             assert not any(t.name.endswith(s) for s in vocab), t.name
 
 
-def test_a_constant_variant_that_repeats_a_name_is_a_located_error() -> None:
-    text = """scenario x/y "t"
+#: Two signatures whose datatypes share their only alias: only the variant can tell them apart.
+TWINS = """scenario x/y "t"
 datatype a: string { aliases "thing" }
 datatype b: string { aliases "thing" }
 datatype c: string
 toolset ts
   name "Get_{title(out.alias)}_From_{join(title(ins.alias), '_And_')}{variant}"
-  variant "_V2"
+  variant VARIANT
 {
   signature (a) -> c
   signature (b) -> c
 }
 """
+
+
+def test_a_constant_variant_that_repeats_a_name_is_a_located_error() -> None:
+    text = TWINS.replace("VARIANT", '"_V2"')
     with pytest.raises(ScnError) as info:
         compile_source(SourceFile("x.scn", text), registry=REGISTRY, until="expand")
     [diagnostic] = info.value.diagnostics
@@ -185,18 +189,7 @@ toolset ts
 
 
 def test_a_seeded_variant_that_repeats_a_name_is_drawn_again() -> None:
-    text = """scenario x/y "t"
-datatype a: string { aliases "thing" }
-datatype b: string { aliases "thing" }
-datatype c: string
-toolset ts
-  name "Get_{title(out.alias)}_From_{join(title(ins.alias), '_And_')}{variant}"
-  variant choice("", "_V2")
-{
-  signature (a) -> c
-  signature (b) -> c
-}
-"""
+    text = TWINS.replace("VARIANT", 'choice("", "_V2")')
     for seed in range(6):
         tools = compile_source(
             SourceFile("x.scn", text), registry=REGISTRY, seed=seed, until="expand"
