@@ -14,6 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compiler.api import compile_source
 from compiler.diagnostics import ScnError
@@ -105,6 +107,17 @@ def test_names_are_unique_and_fit_provider_limits(seed42, seed7) -> None:
         assert len(names) == len(set(names)) == 1665
         assert max(len(n) for n in names) <= 64
         assert all(re.fullmatch(r"[A-Za-z0-9_]+", n) for n in names)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1))
+def test_any_seed_gives_unique_stable_names(seed: int) -> None:
+    """Property: for every seed the 1,665 names are distinct, fit 64 characters, and a second
+    expansion gives the same names in the same order."""
+    first = [t.name for t in _tools(seed)]
+    assert len(set(first)) == len(first) == 1665
+    assert max(map(len, first)) <= 64
+    assert [t.name for t in _tools(seed)] == first
 
 
 def test_names_change_with_the_seed_and_signatures_do_not(seed42, seed7) -> None:
