@@ -131,27 +131,42 @@ def _check_param_value(p: m.Param, value: Any, env: Env, origin: str) -> None:
 
 
 def _bind_param(p: m.Param, env: Env, state: _State) -> None:
+    """Bind a parameter to its `--set` value, else its default.
+
+    A bad `--set` value is reported and the default bound in its place, so that every later use
+    of the parameter is not reported again as an undefined name.
+    """
     if p.name in state.ctx.overrides:
-        value = parse_override(p, state.ctx.overrides[p.name])
-        origin = "override"
-    elif (
+        try:
+            _set_param(p, parse_override(p, state.ctx.overrides[p.name]), env, state, "override")
+            return
+        except ScnError as e:
+            state.errors.extend(e.diagnostics)
+            if p.default is None:
+                return
+    _set_param(p, _default_value(p, env), env, state, "default")
+
+
+def _default_value(p: m.Param, env: Env) -> Any:
+    if (
         p.default is not None
         and len(p.type) > 1
         and p.default.op == "name"
         and p.default.template is not None
         and p.default.template.text in p.type
     ):
-        value = p.default.template.text
-        origin = "default"
-    elif p.default is not None:
+        return p.default.template.text
+    if p.default is not None:
         value = evaluate(p.default, env)
         if p.type == ("float",) and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        origin = "default"
-    else:
-        raise ScnSemanticError(
-            f"parameter '{p.name}' has no default; give one or pass --set {p.name}=...", span=p.span
-        )
+        return value
+    raise ScnSemanticError(
+        f"parameter '{p.name}' has no default; give one or pass --set {p.name}=...", span=p.span
+    )
+
+
+def _set_param(p: m.Param, value: Any, env: Env, state: _State, origin: str) -> None:
     if len(p.type) > 1 and isinstance(value, str):
         value = EnumValue(value, p.name, None)
     _check_param_value(p, value, env, origin)
