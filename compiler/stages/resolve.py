@@ -30,15 +30,37 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     "sibling": frozenset(
         {"kind", "suffix", "name", "describe", "returns", "draws", "success", "output", "argument"}
     ),
-    "toolset": frozenset({"name", "variant", "argument", "describe", "cost", "latency", "internal"}),
+    "toolset": frozenset(
+        {"name", "variant", "argument", "describe", "cost", "latency", "internal"}
+    ),
     "signature": frozenset(
         {"name", "describe", "cost", "latency", "variant", "release", "internal", "parts"}
     ),
     "server": frozenset({"describe", "cost", "latency"}),
-    "blocker": frozenset({"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}),
-    "constraint": frozenset({"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}),
+    "blocker": frozenset(
+        {"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}
+    ),
+    "constraint": frozenset(
+        {"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}
+    ),
     "backend": frozenset({"records", "pool"}),
-    "tasks": frozenset({"where", "goal", "inputs", "query", "split", "tools", "record", "truth", "id", "info", "subtasks", "constraints", "entities"}),
+    "tasks": frozenset(
+        {
+            "where",
+            "goal",
+            "inputs",
+            "query",
+            "split",
+            "tools",
+            "record",
+            "truth",
+            "id",
+            "info",
+            "subtasks",
+            "constraints",
+            "entities",
+        }
+    ),
 }
 
 #: Attributes that may appear more than once in one construct.
@@ -126,10 +148,14 @@ def _collect_imports(
         try:
             sub = load_file(target, sources, name)
         except ScnError as e:
-            errors.extend(d if d.span is not None else attrs.evolve(d, span=item.span) for d in e.diagnostics)
+            errors.extend(
+                d if d.span is not None else attrs.evolve(d, span=item.span) for d in e.diagnostics
+            )
             continue
         done.add(str(target))
-        sub_items = _collect_imports(sub, target.parent, sources, errors, (*stack, (str(target), name)), done)
+        sub_items = _collect_imports(
+            sub, target.parent, sources, errors, (*stack, (str(target), name)), done
+        )
         items.extend(i for i in sub_items if not isinstance(i, m.Scenario))
     return items
 
@@ -174,13 +200,18 @@ def _word(attr: m.Attr) -> str | None:
     return None
 
 
-def _check_choice(attr: m.Attr | None, allowed: frozenset[str], what: str, errors: Collector) -> None:
+def _check_choice(
+    attr: m.Attr | None, allowed: frozenset[str], what: str, errors: Collector
+) -> None:
     if attr is None:
         return
     word = _word(attr)
     if word is None or word not in allowed:
         hint = did_you_mean(word or "", allowed)
-        errors.error(f"{what} must be one of: {', '.join(sorted(allowed))}{hint}", attr.values[0].span if attr.values else attr.span)
+        errors.error(
+            f"{what} must be one of: {', '.join(sorted(allowed))}{hint}",
+            attr.values[0].span if attr.values else attr.span,
+        )
 
 
 def _attr(attrs: tuple[m.Attr, ...], key: str) -> m.Attr | None:
@@ -203,7 +234,9 @@ def _check_param(p: m.Param, errors: Collector) -> None:
         errors.error("a parameter's domain is a range `lo..hi` or a list `[a, b]`", p.domain.span)
 
 
-def _check_law(law: m.Law, laws: dict[tuple[str, str], m.Law], registry: object, errors: Collector) -> None:
+def _check_law(
+    law: m.Law, laws: dict[tuple[str, str], m.Law], registry: object, errors: Collector
+) -> None:
     if law.quantity not in QUANTITIES:
         errors.error(f"a law's quantity is 'cost' or 'latency', not '{law.quantity}'", law.span)
     key = (law.quantity, law.name)
@@ -222,11 +255,16 @@ def _check_law(law: m.Law, laws: dict[tuple[str, str], m.Law], registry: object,
         if name in families or name in BUILTIN_FUNCTION_NAMES:
             continue
         hint = did_you_mean(name, list(families) + list(BUILTIN_FUNCTION_NAMES))
-        errors.error(f"unknown law family '{name}'{hint}; known: {', '.join(sorted(families))}", call.args[0].span)
+        errors.error(
+            f"unknown law family '{name}'{hint}; known: {', '.join(sorted(families))}",
+            call.args[0].span,
+        )
 
 
 #: Functions usable in law expressions besides registered random families.
-BUILTIN_FUNCTION_NAMES = frozenset({"sum", "sqrt", "min", "max", "abs", "count", "log", "exp", "int", "float", "len"})
+BUILTIN_FUNCTION_NAMES = frozenset(
+    {"sum", "sqrt", "min", "max", "abs", "count", "log", "exp", "int", "float", "len"}
+)
 
 
 def _calls(expr: m.Expr) -> list[m.Expr]:
@@ -251,8 +289,14 @@ def _declared_name(item: m.Item) -> tuple[str, str, Span | None] | None:
     for cls, space in table.items():
         if isinstance(item, cls):
             return space, item.name, item.span  # type: ignore[attr-defined]
-    for cls, space in ((m.Enum, "value"), (m.Datatype, "datatype"), (m.Tool, "tool"), (m.Chain, "group"),
-                       (m.Toolset, "group"), (m.Server, "group")):
+    for cls, space in (
+        (m.Enum, "value"),
+        (m.Datatype, "datatype"),
+        (m.Tool, "tool"),
+        (m.Chain, "group"),
+        (m.Toolset, "group"),
+        (m.Server, "group"),
+    ):
         if isinstance(item, cls):
             tpl = item.name  # type: ignore[attr-defined]
             if tpl.is_plain:
@@ -285,12 +329,20 @@ def check(program_items: list[m.Item], registry: object, errors: Collector) -> N
             _check_law(item, laws, registry, errors)
         elif isinstance(item, m.Seed):
             if item.function != "sha256":
-                errors.error(f"seeds are derived with sha256(...), not '{item.function}'", item.span)
+                errors.error(
+                    f"seeds are derived with sha256(...), not '{item.function}'", item.span
+                )
             for part in item.parts:
                 if part not in SEED_PARTS:
-                    errors.error(f"unknown seed part '{part}'{did_you_mean(part, SEED_PARTS)}; use {', '.join(sorted(SEED_PARTS))}", item.span)
+                    errors.error(
+                        f"unknown seed part '{part}'{did_you_mean(part, SEED_PARTS)}; use {', '.join(sorted(SEED_PARTS))}",
+                        item.span,
+                    )
             if "global" not in item.parts:
-                errors.error("a seed must include 'global', or changing --seed would change nothing", item.span)
+                errors.error(
+                    "a seed must include 'global', or changing --seed would change nothing",
+                    item.span,
+                )
         elif isinstance(item, m.Datatype):
             _check_attrs("datatype", item.attrs, errors)
         elif isinstance(item, m.Tool):
@@ -328,7 +380,9 @@ def _check_chain(chain: m.Chain, errors: Collector) -> None:
             elif isinstance(sub, m.Composite):
                 _check_attrs("composite", sub.attrs, errors)
                 if sub.spans.op != "range":
-                    errors.error("composite spans take a range of lengths, like `2..length`", sub.spans.span)
+                    errors.error(
+                        "composite spans take a range of lengths, like `2..length`", sub.spans.span
+                    )
             elif isinstance(sub, m.Sibling):
                 _check_attrs("sibling", sub.attrs, errors)
         return stages
@@ -360,7 +414,9 @@ def _check_blocker(b: m.Blocker, registry: object, errors: Collector) -> None:
         errors.error(f"blocker '{b.name}' needs an `effect` (what happens when it fires)", b.span)
     else:
         effects = getattr(registry, "blocker_effects", {})
-        _check_choice(effect, frozenset(effects), "a blocker's effect (a registered effect kind)", errors)
+        _check_choice(
+            effect, frozenset(effects), "a blocker's effect (a registered effect kind)", errors
+        )
     if _attr(b.attrs, "signal") is None:
         errors.error(f"blocker '{b.name}' needs a `signal` (explicit or implicit)", b.span)
 
@@ -372,7 +428,9 @@ def _check_constraint(c: m.Constraint, registry: object, errors: Collector) -> N
     if kind is None:
         errors.error(f"constraint '{c.name}' needs a `kind` (a registered validator kind)", c.span)
     else:
-        _check_choice(kind, frozenset(kinds), "a constraint's kind (a registered validator kind)", errors)
+        _check_choice(
+            kind, frozenset(kinds), "a constraint's kind (a registered validator kind)", errors
+        )
     _check_choice(_attr(c.attrs, "scope"), SCOPES, "a constraint's scope", errors)
     for p in c.params:
         _check_param(p, errors)
@@ -383,7 +441,9 @@ def _check_tasks(t: m.Tasks, registry: object, errors: Collector) -> None:
     _check_attrs("tasks", attrs, errors)
     _check_choice(_attr(attrs, "truth"), TRUTHS, "a task generator's truth", errors)
     truth = _attr(attrs, "truth")
-    reference = truth is not None and _word(truth) == "reference"  # the answer is judged by plan validators
+    reference = (
+        truth is not None and _word(truth) == "reference"
+    )  # the answer is judged by plan validators
     if _attr(attrs, "goal") is None and _attr(attrs, "subtasks") is None and not reference:
         errors.error(f"tasks '{t.name}' needs a `goal` (the datatype the agent must reach)", t.span)
     if _attr(attrs, "query") is None:
@@ -400,7 +460,9 @@ def _check_tasks(t: m.Tasks, registry: object, errors: Collector) -> None:
                 )
 
 
-def resolve(file: m.File, ctx: CompileContext, sources: dict[str, SourceFile] | None = None) -> Program:
+def resolve(
+    file: m.File, ctx: CompileContext, sources: dict[str, SourceFile] | None = None
+) -> Program:
     """Check `file` and its imports and return the program.
 
     Raises:
@@ -414,7 +476,10 @@ def resolve(file: m.File, ctx: CompileContext, sources: dict[str, SourceFile] | 
     scenarios = [i for i in items if isinstance(i, m.Scenario)]
     domain, name, title = "scratch", Path(file.name).stem or "scenario", ""
     if not scenarios:
-        errors.error("a scenario file starts with `scenario domain/name \"title\"`", Span(file.name, 1, 1, 1, 2))
+        errors.error(
+            'a scenario file starts with `scenario domain/name "title"`',
+            Span(file.name, 1, 1, 1, 2),
+        )
     else:
         first = scenarios[0]
         domain = first.domain
