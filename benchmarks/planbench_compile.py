@@ -9,7 +9,7 @@ in a fresh process per run, as `scn compile` does, and prints the fastest and me
 the time of each stage and the bundle size. **Target: under 10 s.**
 
 Part 2 shows how the ground truth grows with the task's path length L* (the release's `steps`):
-per group of tasks, the release-rule catalogue (`solver.catalog_tool_sets`, what the bundle
+per group of tasks, the release-rule catalogue (`task_kinds.release_catalog`, what the bundle
 ships) and the exact inclusion-minimal sets (`solver.minimal_tool_sets` over the 143 atomic
 tools) bounded at L* + k tools, with their counts and times. Sets bigger than the bound are not
 enumerated; the exact family is where it stops scaling.
@@ -49,7 +49,7 @@ def part_compile(runs: int) -> None:
 
 
 def part_growth(budget_s: float) -> None:
-    from compiler import solver
+    from compiler import solver, task_kinds
     from compiler.api import compile_source
     from compiler.context import CompileContext
     from compiler.source import SourceFile
@@ -67,7 +67,7 @@ def part_growth(budget_s: float) -> None:
     groups: dict[int, list] = defaultdict(list)
     for task in scenario.tasks:
         start = [d for d, _ in task.given]
-        sets = solver.catalog_tool_sets(atomic, start, task.goals, max_depth=12, min_size=5)
+        sets = task_kinds.release_catalog(atomic, start, task.goals)
         if sets:
             groups[len(sets[0])].append((task, start))
     print("\n== 2. path catalogue by L* (per task: mean sets, mean ms) ==")
@@ -78,10 +78,7 @@ def part_growth(budget_s: float) -> None:
     for steps in sorted(groups):
         tasks = groups[steps]
         t = time.perf_counter()
-        n = sum(
-            len(solver.catalog_tool_sets(atomic, s, task.goals, max_depth=12, min_size=5))
-            for task, s in tasks
-        )
+        n = sum(len(task_kinds.release_catalog(atomic, s, task.goals)) for task, s in tasks)
         row = f"{steps:>3} {len(tasks):>5} {n / len(tasks):>12.1f} "
         row += f"{(time.perf_counter() - t) / len(tasks) * 1000:>7.2f}"
         for k in range(4):
