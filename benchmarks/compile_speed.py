@@ -8,13 +8,13 @@ Part 1, parse throughput: synthetic `.scn` files of growing size (many realistic
 enums, datatypes with aliases and attributes, laws, servers with typed, costed tools and siblings,
 chains with repeat blocks and composites, toolsets with `for` signatures, blockers, tasks blocks;
 a small corpus also compiles through `verify`) are parsed to a Lark tree and to the syntax model
-(`compiler.transform.parse`, which also parses every `{...}` template hole). For scale, Lark's own
+(`scn.transform.parse`, which also parses every `{...}` template hole). For scale, Lark's own
 LALR parser is timed on a JSON document of the same size, built from Lark's JSON example grammar.
 
 Part 2, compile time: generated scenarios with up to 2,000 tools and 500 tasks are compiled
 through `verify` and written to a temporary folder with `write_bundle`. Each run is a fresh
 subprocess, so its peak resident memory (VmHWM; `ru_maxrss` off Linux) is its own. Stages are run
-one by one from `compiler.stages.STAGES` and timed separately.
+one by one from `scn.stages.STAGES` and timed separately.
 
 Times are CPU seconds (`time.process_time`), the fastest of several runs, because the machine this
 was written on is shared: elapsed time is printed too, and equals CPU time when the machine is idle
@@ -296,10 +296,10 @@ def bench_parse(sizes_mb: list[float], repeat: int = 3) -> list[dict[str, Any]]:
     """Time scn (tree; tree + model) and Lark's JSON LALR parser on documents of each size."""
     from lark import Lark
 
-    from compiler import transform
-    from compiler.parse import parse_tree, parser
-    from compiler.source import SourceFile
-    from compiler.transform import parse
+    from scn import transform
+    from scn.parse import parse_tree, parser
+    from scn.source import SourceFile
+    from scn.transform import parse
 
     t0 = time.perf_counter()
     parser()
@@ -371,12 +371,12 @@ def peak_rss_mb() -> float:
 def child_compile(tools: int, tasks: int) -> dict[str, Any]:
     """Compile one scale scenario stage by stage (in this process) and return timings and memory."""
     t0 = time.perf_counter()
-    from compiler.api import load_registry
-    from compiler.context import CompileContext
-    from compiler.emit.bundle import write_bundle
-    from compiler.parse import parser
-    from compiler.source import SourceFile
-    from compiler.stages import STAGES
+    from scn.api import load_registry
+    from scn.context import CompileContext
+    from scn.emit.bundle import write_bundle
+    from scn.parse import parser
+    from scn.source import SourceFile
+    from scn.stages import STAGES
 
     imports = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -554,7 +554,7 @@ def report_parse(result: list[dict[str, Any]]) -> bool:
         )
     )
     print(
-        "tree = Lark parse tree only; parse = compiler.transform.parse (tree + syntax model + template holes);"
+        "tree = Lark parse tree only; parse = scn.transform.parse (tree + syntax model + template holes);"
     )
     print(
         "JSON = Lark LALR (tree only) with Lark's JSON example grammar on a JSON document of the same size;"
@@ -570,7 +570,7 @@ def report_parse(result: list[dict[str, Any]]) -> bool:
 
 
 def compile_rows(results: list[dict[str, Any]]) -> list[list[Any]]:
-    from compiler.stages import STAGE_NAMES
+    from scn.stages import STAGE_NAMES
 
     out = []
     for r in results:
@@ -593,7 +593,7 @@ def compile_rows(results: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def report_compile(title: str, results: list[dict[str, Any]], axis: str) -> None:
-    from compiler.stages import STAGE_NAMES
+    from scn.stages import STAGE_NAMES
 
     print(title)
     print(

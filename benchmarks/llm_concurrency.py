@@ -35,10 +35,10 @@ for path in (ROOT, ROOT / "tests"):
 
 from loopback_server import LoopbackServer, OracleResponder  # noqa: E402
 
-from compiler.runtime.bundle import LoadedBundle  # noqa: E402
-from compiler.runtime.llm import openai_agent_factory  # noqa: E402
-from compiler.runtime.parallel import run_concurrent  # noqa: E402
-from compiler.runtime.run import read_trajectories  # noqa: E402
+from scn.runtime.bundle import LoadedBundle  # noqa: E402
+from scn.runtime.llm import openai_agent_factory  # noqa: E402
+from scn.runtime.parallel import run_concurrent  # noqa: E402
+from scn.runtime.run import read_trajectories  # noqa: E402
 
 #: 16 concurrent episodes must be at least this many times faster than 1.
 TARGET_SPEEDUP = 10.0

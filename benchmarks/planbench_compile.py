@@ -49,11 +49,11 @@ def part_compile(runs: int) -> None:
 
 
 def part_growth(budget_s: float) -> None:
-    from compiler import solver, task_kinds
-    from compiler.api import compile_source
-    from compiler.context import CompileContext
-    from compiler.source import SourceFile
-    from plugins.registry import load_registry
+    from scn import solver, task_kinds
+    from scn.api import compile_source
+    from scn.context import CompileContext
+    from scn.plugins.registry import load_registry
+    from scn.source import SourceFile
 
     ctx = CompileContext(load_registry(), 42, {})
     scenario = compile_source(

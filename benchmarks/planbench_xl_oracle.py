@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compiler.runtime.agents import NullAgent, OracleAgent  # noqa: E402
-from compiler.runtime.run import read_trajectories, run  # noqa: E402
-from compiler.scoring import families  # noqa: E402
+from scn.runtime.agents import NullAgent, OracleAgent  # noqa: E402
+from scn.runtime.run import read_trajectories, run  # noqa: E402
+from scn.scoring import families  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_speed import xl_bundle  # noqa: E402

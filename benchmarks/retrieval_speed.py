@@ -40,11 +40,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compiler.api import compile_target  # noqa: E402
-from compiler.emit.bundle import write_bundle  # noqa: E402
-from compiler.runtime.bundle import LoadedBundle  # noqa: E402
-from compiler.runtime.env import Env  # noqa: E402
-from compiler.runtime.retriever import for_bundle, read_request  # noqa: E402
+from scn.api import compile_target  # noqa: E402
+from scn.emit.bundle import write_bundle  # noqa: E402
+from scn.runtime.bundle import LoadedBundle  # noqa: E402
+from scn.runtime.env import Env  # noqa: E402
+from scn.runtime.retriever import for_bundle, read_request  # noqa: E402
 
 TARGET_US = 1000.0
 PP = "path_preserving"

@@ -7,7 +7,7 @@
 Part 1, environment steps per second: the `travel` domain is compiled as a CostBench-shaped
 bundle (`length=8`, `sample=50`: 300 tasks, 210 tools), written with `write_bundle` and loaded with
 `LoadedBundle.load`. The oracle agent then plays every task again and again through
-`compiler.runtime.run.episode`, pinned to one core. Each `env.step` call appends one step to the
+`scn.runtime.run.episode`, pinned to one core. Each `env.step` call appends one step to the
 record (the oracle never acts after its episode ends; checked once with a counting wrapper), so
 steps per second = steps in the records / CPU seconds of the whole loop: the agent's `act`, the
 `Env` construction and reset, and the record built at the end all count. Target: 20,000 steps/s.
@@ -44,13 +44,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compiler.api import compile_target  # noqa: E402
-from compiler.emit.bundle import write_bundle  # noqa: E402
-from compiler.runtime.agents import OracleAgent  # noqa: E402
-from compiler.runtime.bundle import LoadedBundle  # noqa: E402
-from compiler.runtime.env import Env  # noqa: E402
-from compiler.runtime.run import episode, read_trajectories  # noqa: E402
-from compiler.scoring import families  # noqa: E402
+from scn.api import compile_target  # noqa: E402
+from scn.emit.bundle import write_bundle  # noqa: E402
+from scn.runtime.agents import OracleAgent  # noqa: E402
+from scn.runtime.bundle import LoadedBundle  # noqa: E402
+from scn.runtime.env import Env  # noqa: E402
+from scn.runtime.run import episode, read_trajectories  # noqa: E402
+from scn.scoring import families  # noqa: E402
 
 #: Targets this benchmark checks (and prints as met or missed).
 STEPS_TARGET = 20_000.0

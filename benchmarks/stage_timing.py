@@ -20,11 +20,11 @@ ROOT = Path(__file__).resolve().parent.parent
 _CHILD = r"""
 import json, sys, tempfile, time
 t0 = time.perf_counter()
-from compiler.api import load_registry, resolve_target
-from compiler.context import CompileContext
-from compiler.emit.bundle import write_bundle
-from compiler.parse import paused_gc
-from compiler.stages import STAGES, run_stages
+from scn.api import load_registry, resolve_target
+from scn.context import CompileContext
+from scn.emit.bundle import write_bundle
+from scn.parse import paused_gc
+from scn.stages import STAGES, run_stages
 target, overrides, out = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 registry = load_registry()
 ctx = CompileContext(registry, 42, overrides)

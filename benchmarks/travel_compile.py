@@ -12,7 +12,7 @@ run is the one least disturbed), the time of each stage in the fastest run, and 
 
 Part 2 times the ground truth: the solve stage divided by the number of tasks (min-cost path
 with the fewer-calls tie-break, every optimal path, the ban-tool margin), and the re-solve the
-runtime makes after a blocker event (`compiler.runtime.blockers.optimal_path` from a mid-path
+runtime makes after a blocker event (`scn.runtime.blockers.optimal_path` from a mid-path
 state with one tool banned, and with all prices redrawn), per call.
 """
 
@@ -72,10 +72,10 @@ def part_solve(results: dict[int, dict]) -> None:
 
 def _resolve_after_events() -> None:
     """Time the runtime's re-solve after a ban and after a repricing, from mid-path states."""
-    from compiler.api import compile_target
-    from compiler.emit.bundle import write_bundle
-    from compiler.runtime import blockers as bl
-    from compiler.runtime.bundle import LoadedBundle
+    from scn.api import compile_target
+    from scn.emit.bundle import write_bundle
+    from scn.runtime import blockers as bl
+    from scn.runtime.bundle import LoadedBundle
 
     with tempfile.TemporaryDirectory() as tmp:
         bundle = compile_target("travel", seed=42, overrides={"length": "8", "sample": "40"})

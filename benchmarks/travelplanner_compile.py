@@ -59,7 +59,7 @@ def part_compile(scale: float, runs: int, out: Path) -> dict:
 
 
 def part_judge(bundle: Path) -> None:
-    from compiler.runtime.bundle import LoadedBundle
+    from scn.runtime.bundle import LoadedBundle
 
     print("\n== 2. judging a submitted plan ==")
     t = time.perf_counter()

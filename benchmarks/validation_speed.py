@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compiler.runtime import constraints as cons  # noqa: E402
-from compiler.runtime.calls import Counters  # noqa: E402
+from scn.runtime import constraints as cons  # noqa: E402
+from scn.runtime.calls import Counters  # noqa: E402
 
 TARGET_US = 50.0
 TOOLS = [f"tool_{i}" for i in range(12)]

@@ -1,6 +1,6 @@
 """The public Python API: compile a file or a registered domain, from text to bundle.
 
-    from compiler.api import compile_target
+    from scn.api import compile_target
     bundle = compile_target("travel", seed=42, overrides={"length": "5"})
 
 Every function raises only `ScnError` subclasses for bad input.
@@ -13,17 +13,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from compiler.context import CompileContext
-from compiler.diagnostics import ScnError
-from compiler.emit.bundle import Bundle
-from compiler.parse import paused_gc
-from compiler.source import SourceFile
-from compiler.stages import STAGES, run_stages
+from scn.context import CompileContext
+from scn.diagnostics import ScnError
+from scn.emit.bundle import Bundle
+from scn.parse import paused_gc
+from scn.source import SourceFile
+from scn.stages import STAGES, run_stages
 
 
 def load_registry() -> Any:
     """Build the plugin registry from installed entry points (fresh each call)."""
-    from plugins.registry import load_registry as _load
+    from scn.plugins.registry import load_registry as _load
 
     return _load()
 

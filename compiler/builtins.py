@@ -14,10 +14,10 @@ from typing import Any
 
 from attrs import field, frozen
 
-from compiler import fanout, solver, task_kinds
-from compiler.cctu import cctu
-from compiler.evaluate import EnumValue, Record, as_int, as_iterable, string_method
-from compiler.laws import seeded_rng
+from scn import fanout, solver, task_kinds
+from scn.cctu import cctu
+from scn.evaluate import EnumValue, Record, as_int, as_iterable, string_method
+from scn.laws import seeded_rng
 
 
 def _mapped(name: str) -> Callable[[Any], Any]:
@@ -126,7 +126,7 @@ class GeneratorContext:
     seed: int
     tools: tuple[solver.Tool, ...]
     datatypes: tuple[str, ...]
-    #: The scenario's declared constraints (`compiler.scenario.ConstraintDef`), in order.
+    #: The scenario's declared constraints (`scn.scenario.ConstraintDef`), in order.
     constraints: tuple[Any, ...] = ()
     #: Each tool's description, for generators that phrase requests (may be empty).
     descriptions: Mapping[str, str] = field(factory=dict)
@@ -199,7 +199,7 @@ def reachable(
     to every datatype. `length` is `shortest` (the fewest calls) or `catalog` (the smallest
     set PlanBench-XL's catalogue rule lists with at least `min_length` tools, over the atomic
     tools: the release's L*). With `catalog`, two-input pairs also get a `kind`
-    (`compiler.task_kinds.KINDS`), and `kinds` keeps only those:
+    (`scn.task_kinds.KINDS`), and `kinds` keeps only those:
     `kinds=["both_inputs_required"]` is the paper's "every declared input is needed" filter.
     """
     if length not in ("shortest", "catalog"):
@@ -307,7 +307,7 @@ def dag(
     `asks`: one request phrase per subtask, from the tool's description, for query templates
     that should not name the tools. With `min_depth` > 1, draws are repeated (from the same
     seeded stream) until the longest dependency chain has that many subtasks (or all of them).
-    With `max_tools`, a drawn size above it gives a fan-out task (`compiler.fanout`): a template
+    With `max_tools`, a drawn size above it gives a fan-out task (`scn.fanout`): a template
     of at most `max_tools` distinct tools, part of it repeated once per entity of one given
     datatype, with an `entities` field (`datatype`, `count`); otherwise `entities` has count 1.
     Returns a one-element list so it can stand in a `for` clause.

@@ -23,8 +23,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from compiler.evaluate import Record
-from compiler.laws import seeded_rng
+from scn.evaluate import Record
+from scn.laws import seeded_rng
 
 SHAPES = ("single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop")
 

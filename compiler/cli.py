@@ -19,13 +19,13 @@ from typing import Any
 
 import click
 
-from compiler import __version__
-from compiler.api import compile_source, load_registry, resolve_target
-from compiler.context import CompileContext
-from compiler.diagnostics import ScnError, render_json, render_text
-from compiler.emit.bundle import read_bundle, write_bundle
-from compiler.emit.graphs import graph_dot, task_graph
-from compiler.stages import STAGE_NAMES
+from scn import __version__
+from scn.api import compile_source, load_registry, resolve_target
+from scn.context import CompileContext
+from scn.diagnostics import ScnError, render_json, render_text
+from scn.emit.bundle import read_bundle, write_bundle
+from scn.emit.graphs import graph_dot, task_graph
+from scn.stages import STAGE_NAMES
 
 EXIT_OK = 0
 EXIT_INPUT = 2  #: bad input: a .scn file, a bundle, an argument
@@ -211,7 +211,7 @@ def compile_cmd(
         ctx = CompileContext(registry, seed, _parse_sets(sets), sources=reporter.sources)
         source = resolve_target(target, registry)
         if emit_stage is not None:
-            from compiler.serialize import to_json
+            from scn.serialize import to_json
 
             value = compile_source(source, ctx=ctx, until=EMIT_STAGES[emit_stage])
             if emit_stage == "tree":
@@ -250,8 +250,8 @@ def domains(diagnostics_format: str) -> None:
 @diagnostics_option
 def plugins(diagnostics_format: str) -> None:
     """List loaded plugins with their versions and the hooks they implement."""
-    from plugins.manager import make_plugin_manager
-    from plugins.registry import plugin_summaries
+    from scn.plugins.manager import make_plugin_manager
+    from scn.plugins.registry import plugin_summaries
 
     with _boundary(_Reporter(diagnostics_format)):
         for row in plugin_summaries(make_plugin_manager()):
@@ -409,9 +409,9 @@ def run(
     AGENT is a registered agent (oracle, greedy, random, null, a plugin's) or `openai:MODEL`
     with --base-url for any OpenAI-compatible endpoint.
     """
-    from compiler.runtime.bundle import LoadedBundle
-    from compiler.runtime.parallel import run_concurrent
-    from compiler.runtime.run import run_defaults
+    from scn.runtime.bundle import LoadedBundle
+    from scn.runtime.parallel import run_concurrent
+    from scn.runtime.run import run_defaults
 
     with _boundary(_Reporter(diagnostics_format)):
         if max_steps is not None and max_steps < 1:
@@ -419,7 +419,7 @@ def run(
         if concurrency < 1:
             raise ScnError("--concurrency must be at least 1", path="--concurrency", code="usage")
         if agent_name.startswith("openai:"):
-            from compiler.runtime.llm import openai_agent_factory
+            from scn.runtime.llm import openai_agent_factory
 
             if not base_url:
                 raise ScnError(
@@ -475,8 +475,8 @@ def run(
 @diagnostics_option
 def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
     """Print the metrics of a trajectory file, per agent, in its bundle family's terms."""
-    from compiler.runtime.run import read_trajectories
-    from compiler.scoring import families
+    from scn.runtime.run import read_trajectories
+    from scn.scoring import families
 
     with _boundary(_Reporter(diagnostics_format)):
         records = read_trajectories(trajectories)
@@ -514,7 +514,7 @@ def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
 @diagnostics_option
 def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -> None:
     """Compare runs across trajectory files: report.md, report.json and PNG plots in --out."""
-    from compiler.scoring.report import write_report
+    from scn.scoring.report import write_report
 
     with _boundary(_Reporter(diagnostics_format)):
         for path in write_report(list(trajectories), out):
@@ -594,7 +594,7 @@ def serve(
     diagnostics_format: str,
 ) -> None:
     """Serve a bundle's tools as real MCP servers: /mcp/<server> over HTTP, or stdio."""
-    from compiler.serve import serve as run_server
+    from scn.serve import serve as run_server
 
     with _boundary(_Reporter(diagnostics_format)):
         run_server(

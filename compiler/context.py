@@ -17,7 +17,7 @@ class CompileContext:
     """Settings of one compile.
 
     Attributes:
-        registry: the plugin registry (`plugins.registry.Registry`): law families, validator
+        registry: the plugin registry (`scn.plugins.registry.Registry`): law families, validator
             kinds, blocker effects, task generators, emitters, dialects.
         seed: the global seed every random draw is derived from.
         overrides: `--set name=value` pairs, as text; `expand` parses them by the parameter's type.

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from attrs import field, frozen
 
-from compiler.source import SourceFile, Span, render_context
+from scn.source import SourceFile, Span, render_context
 
 #: How many diagnostics the text renderer shows before "... and N more".
 DEFAULT_CAP = 20

@@ -19,9 +19,9 @@ from typing import Any
 
 from attrs import define, field, frozen
 
-from compiler import model as m
-from compiler.diagnostics import ScnPluginError, ScnSemanticError
-from compiler.source import Span
+from scn import model as m
+from scn.diagnostics import ScnPluginError, ScnSemanticError
+from scn.source import Span
 
 
 class EnumValue(str):

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compiler import solver
-from compiler.evaluate import Record
+from scn import solver
+from scn.evaluate import Record
 
 
 def entity_split(

@@ -20,9 +20,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from compiler import model as m
-from compiler.evaluate import Env, evaluate
-from compiler.scenario import LawOpDef
+from scn import model as m
+from scn.evaluate import Env, evaluate
+from scn.scenario import LawOpDef
 
 #: Names a law sees per draw, with their static types.
 LOCAL_TYPES = {"parts": "list", "k": "num"}

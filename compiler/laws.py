@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from compiler import model as m
-from compiler.evaluate import (
+from scn import model as m
+from scn.evaluate import (
     Distribution,
     Env,
     as_iterable,
@@ -27,10 +27,10 @@ from compiler.evaluate import (
     evaluate,
     fail,
 )
-from compiler.evaluate import (
+from scn.evaluate import (
     _arith as arith,
 )
-from compiler.scenario import LawDef, LawOpDef
+from scn.scenario import LawDef, LawOpDef
 
 #: Seed parts used when a scenario declares no `seed` rule for a quantity.
 DEFAULT_SEED_PARTS = ("global", "tool")
@@ -227,7 +227,7 @@ def apply_ops(value: float, ops: Sequence[LawOpDef]) -> float:
 
 def describe_law(law: m.Law) -> str:
     """Return a law's expression as text for the bundle (via the printer)."""
-    from compiler.printer import print_expr
+    from scn.printer import print_expr
 
     return print_expr(law.expr)
 
@@ -338,7 +338,7 @@ def compile_law(
     expr: m.Expr, env: Env, ops: Sequence[LawOpDef], seed_parts: Sequence[str], span: Any = None
 ) -> CompiledLaw:
     """Compile a law's expression with its clamps, rounding and seed rule."""
-    from compiler.law_codegen import fast_law
+    from scn.law_codegen import fast_law
 
     numeric = frozenset(
         sampler for name, (sampler, _) in BUILTIN_FAMILIES.items() if name != "choice"

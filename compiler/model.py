@@ -12,7 +12,7 @@ from typing import Union
 
 from attrs import field, frozen
 
-from compiler.source import Span
+from scn.source import Span
 
 
 def _span() -> Span | None:
@@ -309,6 +309,15 @@ class Backend:
 
 
 @frozen
+class Harness:
+    """`harness attrs`: the plugins' families, protocols and rules the scenario is played and
+    scored with (`metrics costbench`, `protocol retrieval`), chosen by name, never by domain."""
+
+    attrs: tuple[Attr, ...] = ()
+    span: Span | None = _span()
+
+
+@frozen
 class Generator:
     """`for a[, b] in expr` inside `tasks`: one axis of the task product."""
 
@@ -383,6 +392,7 @@ Item = Union[
     Blocker,
     Constraint,
     Backend,
+    Harness,
     Tasks,
     ForBlock,
     IfBlock,

@@ -20,8 +20,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.lexer import PatternStr, UnlessCallback
 from lark.parsers.lalr_analysis import Shift
 
-from compiler.diagnostics import ScnSyntaxError
-from compiler.source import SourceFile, Span
+from scn.diagnostics import ScnSyntaxError
+from scn.source import SourceFile, Span
 
 #: Words for terminals in "expected one of" lists; keywords are shown quoted.
 TERMINAL_WORDS = {
@@ -68,7 +68,7 @@ SYNTAX_EXAMPLES: dict[str, list[str]] = {
 @functools.lru_cache(maxsize=1)
 def grammar_text() -> str:
     """Return the text of the packaged grammar."""
-    return resources.files("grammar").joinpath("scn.lark").read_text(encoding="utf-8")
+    return resources.files("scn.grammar").joinpath("scn.lark").read_text(encoding="utf-8")
 
 
 class _Positions:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from compiler import model as m
+from scn import model as m
 
 _PRECEDENCE = {
     "or": 1,
@@ -38,7 +38,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 @functools.lru_cache(maxsize=1)
 def _keywords() -> frozenset[str]:
     """Return the grammar's keywords (`tool`, `in`, `true`...), which a bare name cannot be."""
-    from compiler.parse import parser
+    from scn.parse import parser
 
     return frozenset(
         t.pattern.value
@@ -231,6 +231,8 @@ def print_item(item: object, indent: str = "") -> str:
         return f"{i}constraint {item.name} {{\n{_body(item.params, i)}{_body(item.attrs, i)}{i}}}"
     if isinstance(item, m.Backend):
         return f"{i}backend {item.name}{_attrs(item.attrs, i, True)}"
+    if isinstance(item, m.Harness):
+        return f"{i}harness{_attrs(item.attrs, i, True)}"
     if isinstance(item, m.Attr):
         return f"{i}{item.key} " + ", ".join(print_expr(v) for v in item.values)
     if isinstance(item, m.Generator):

@@ -1,7 +1,7 @@
 """Rebuild the committed bundles under `generated/` (or check that they are current).
 
-    python -m compiler.regenerate          # rewrite generated/<name>/ for every configured bundle
-    python -m compiler.regenerate --check  # exit 1, listing differences, if any bundle is stale
+    python -m scn.regenerate          # rewrite generated/<name>/ for every configured bundle
+    python -m scn.regenerate --check  # exit 1, listing differences, if any bundle is stale
 
 The bundles and their settings are listed in `generated/bundles.json`; CI runs `--check` through
 the test suite so a compiler change that alters any bundle byte must come with regenerated output.
@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from compiler.api import compile_target, load_registry
-from compiler.emit.bundle import Bundle, write_bundle
+from scn.api import compile_target, load_registry
+from scn.emit.bundle import Bundle, write_bundle
 
 ROOT = Path(__file__).resolve().parent.parent / "generated"
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             write_bundle(bundle, folder, force=True)
             print(f"generated/{entry['name']}: {'rewritten' if diff else 'unchanged'}")
     if stale:
-        print("run `python -m compiler.regenerate` and commit the result")
+        print("run `python -m scn.regenerate` and commit the result")
     return 1 if stale else 0
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from compiler.source import Span
+from scn.source import Span
 
 
 def _span() -> Span | None:
@@ -156,7 +156,7 @@ class Subtask:
     output: str
     #: Subtask ids (or, when every tool is used once, tool names) that must come first.
     depends_on: tuple[str, ...] = ()
-    #: Fan-out tasks (`compiler.fanout`): the entity (1..count) this call serves, 0 if shared;
+    #: Fan-out tasks (`scn.fanout`): the entity (1..count) this call serves, 0 if shared;
     #: the argument values it must be sent and the value it must return.
     entity: int = 0
     args: tuple[tuple[str, str], ...] = ()
@@ -235,6 +235,8 @@ class Scenario:
     constraints: tuple[ConstraintDef, ...]
     records: tuple[RecordDef, ...]
     tasks: tuple[TaskDef, ...]
+    #: The `harness` statement: key (metrics, protocol, success) -> the plugin names it lists.
+    harness: tuple[tuple[str, tuple[str, ...]], ...] = ()
     sources: tuple[tuple[str, str], ...] = ()
 
     def tool_map(self) -> dict[str, ToolDef]:
@@ -265,7 +267,7 @@ class GroundTruth:
     #: proved at compile time to break none of them.
     reference: tuple[Any, ...] = field(default=(), eq=False)
     #: Two-input tasks with tool sets: which inputs the sets read and the task kind
-    #: (`compiler.task_kinds`); None otherwise.
+    #: (`scn.task_kinds`); None otherwise.
     input_use: str | None = None
     task_kind: str | None = None
 

@@ -17,9 +17,9 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 from cattrs.strategies import configure_tagged_union
 
-from compiler import model as m
-from compiler import scenario as s
-from compiler.stages.resolve import Program
+from scn import model as m
+from scn import scenario as s
+from scn.stages.resolve import Program
 
 _UNIONS = (m.Item, m.ChainItem, m.ToolsetItem, m.TaskItem, typing.Union[m.Tool, m.Sibling])
 

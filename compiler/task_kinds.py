@@ -1,7 +1,7 @@
 """PlanBench-XL's path catalogue and what each input of a two-input task is for.
 
 `release_catalog` is the release's rule for which tool sets a task lists (see
-`compiler.solver.catalog_tool_sets`) with its constants; `truth catalog` and the `reachable`
+`scn.solver.catalog_tool_sets`) with its constants; `truth catalog` and the `reachable`
 generator both use it.
 
 The paper says every declared input of a multi-input task is needed (appendix B.3), but only 25
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from compiler import solver
+from scn import solver
 
 __all__ = ["KINDS", "USEFULNESS", "input_use", "release_catalog", "two_input_kind"]
 

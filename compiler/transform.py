@@ -1,9 +1,9 @@
-"""Stage 2, transform: a Lark parse tree to the frozen syntax model of `compiler.model`.
+"""Stage 2, transform: a Lark parse tree to the frozen syntax model of `scn.model`.
 
 Names and strings are split into templates here, and each `{expr}` hole is parsed at once, so a
 typo inside a hole is a syntax error at its exact column, found before any later stage runs.
 
-`parse` does stages 1 and 2 in one pass: `compiler.parse.FastParser` calls the `_Build` methods
+`parse` does stages 1 and 2 in one pass: `scn.parse.FastParser` calls the `_Build` methods
 while it parses, with no parse tree in between. `to_model` builds the same model from a parse
 tree (the pipeline's separate parse and transform stages), through `_TreeBuild`; both paths
 share every `_Build` method, so they give the same model with the same spans. Any text the fast
@@ -19,9 +19,9 @@ from typing import Any
 from lark import Token, Transformer, Tree
 from lark.exceptions import GrammarError, UnexpectedInput, VisitError
 
-from compiler import model as m
-from compiler.diagnostics import ScnError, ScnSyntaxError
-from compiler.parse import (
+from scn import model as m
+from scn.diagnostics import ScnError, ScnSyntaxError
+from scn.parse import (
     NoFastParse,
     fast_parser,
     parse_expr_tree,
@@ -29,7 +29,7 @@ from compiler.parse import (
     paused_gc,
     syntax_error,
 )
-from compiler.source import SourceFile, Span
+from scn.source import SourceFile, Span
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "{": "{{", "}": "}}", "0": "\0"}
 
@@ -381,6 +381,9 @@ class _Build:
 
     def backend(self, pos: Pos, c: list[Any]) -> m.Backend:
         return m.Backend(str(c[0]), c[1], span=self.span(pos))
+
+    def harness(self, pos: Pos, c: list[Any]) -> m.Harness:
+        return m.Harness(c[0], span=self.span(pos))
 
     def tasks(self, pos: Pos, c: list[Any]) -> m.Tasks:
         return m.Tasks(str(c[0]), tuple(c[1:]), span=self.span(pos))

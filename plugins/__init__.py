@@ -2,7 +2,7 @@
 
 Everything the compiler knows by name, even the built-in domains, comes from a plugin. A plugin
 is a module (or any object) holding functions decorated with `hookimpl` and named after the hooks
-in `plugins.hookspecs`. A plugin distribution announces it in its `pyproject.toml`::
+in `scn.plugins.hookspecs`. A plugin distribution announces it in its `pyproject.toml`::
 
     [project.entry-points.scn]
     mydomain = "my_package.scn_plugin"
@@ -11,14 +11,14 @@ and the module implements one or more hooks::
 
     from pathlib import Path
 
-    from plugins import hookimpl
+    from scn.plugins import hookimpl
 
     @hookimpl
     def scn_register_domains(register):
         register("warehouse", Path(__file__).parent / "scenarios")
 
-`plugins.manager.make_plugin_manager()` loads every entry point of the `scn` group and checks the
-hook names; `plugins.registry.collect_registry(pm)` calls the hooks and returns one immutable
+`scn.plugins.manager.make_plugin_manager()` loads every entry point of the `scn` group and checks the
+hook names; `scn.plugins.registry.collect_registry(pm)` calls the hooks and returns one immutable
 `Registry`. This module is deliberately tiny so that importing `hookimpl` costs nothing.
 """
 
@@ -33,7 +33,7 @@ ENTRY_POINT_GROUP = "scn"
 
 #: Marks a function as the implementation of the hook it is named after.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
-#: Marks a function in `plugins.hookspecs` as a hook specification.
+#: Marks a function in `scn.plugins.hookspecs` as a hook specification.
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
 __all__ = ["ENTRY_POINT_GROUP", "PROJECT_NAME", "hookimpl", "hookspec"]

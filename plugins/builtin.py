@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from compiler import builtins
-from compiler.laws import BUILTIN_FAMILIES
-from plugins import hookimpl
+from scn import builtins
+from scn.laws import BUILTIN_FAMILIES
+from scn.plugins import hookimpl
 
 DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "domains"
 
@@ -50,7 +50,7 @@ EFFECTS = {
 }
 
 #: Constraint kinds (CCTU's four dimensions) and the parameters each needs; the runtime checks
-#: are in `compiler.runtime.constraints`, which documents what each parameter means.
+#: are in `scn.runtime.constraints`, which documents what each parameter means.
 VALIDATOR_KINDS: dict[str, tuple[dict[str, str], str]] = {
     "rounds": (
         {"min": "int", "max": "int"},
@@ -148,7 +148,7 @@ def scn_register_generators(register: Any) -> None:
 
 @hookimpl
 def scn_register_dialects(register: Any) -> None:
-    from compiler.emit import dialects
+    from scn.emit import dialects
 
     for name, (filename, convert) in sorted(dialects.DIALECTS.items()):
         register(
@@ -158,7 +158,7 @@ def scn_register_dialects(register: Any) -> None:
 
 @hookimpl
 def scn_register_agents(register: Any) -> None:
-    from compiler.runtime.agents import AGENTS
+    from scn.runtime.agents import AGENTS
 
     for name, (factory, doc) in sorted(AGENTS.items()):
         register(name, factory, doc=doc)

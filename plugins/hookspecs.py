@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from plugins import hookspec
+from scn.plugins import hookspec
 
 
 class RegisterDomain(Protocol):

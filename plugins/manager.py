@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pluggy
 
-from compiler.diagnostics import Diagnostic, ScnPluginError
-from plugins import ENTRY_POINT_GROUP, PROJECT_NAME, hookspecs
+from scn.diagnostics import Diagnostic, ScnPluginError
+from scn.plugins import ENTRY_POINT_GROUP, PROJECT_NAME, hookspecs
 
 #: Environment variable restricting which entry points load (comma-separated names).
 LOAD_PLUGINS_ENV = "SCN_LOAD_PLUGINS"
@@ -36,7 +36,7 @@ TRACE_PLUGINS_ENV = "SCN_TRACE_PLUGINS"
 #: `(entry point name, module)` of the built-in plugin. When no installed distribution declares
 #: that entry point (a source checkout that was never `pip install`ed), the module is registered
 #: directly under that name so the built-ins are still there. `None` disables the fallback.
-BUILTIN_FALLBACK: tuple[str, str] | None = ("builtin", "plugins.builtin")
+BUILTIN_FALLBACK: tuple[str, str] | None = ("builtin", "scn.plugins.builtin")
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -284,7 +284,7 @@ def _check(pm: pluggy.PluginManager) -> list[Diagnostic]:
                 problems.append(
                     _diag(
                         f"plugin '{plugin_name}' defines '{attr}' without @hookimpl, so it would "
-                        f"be ignored; decorate it with `from plugins import hookimpl`"
+                        f"be ignored; decorate it with `from scn.plugins import hookimpl`"
                     )
                 )
     return problems

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 import pluggy
 from attrs import field, frozen
 
-from compiler.diagnostics import Diagnostic, ScnPluginError
-from plugins.hookspecs import HOOK_NAMES, VALIDATOR_PARAM_TYPES
-from plugins.manager import check_plugins, make_plugin_manager
+from scn.diagnostics import Diagnostic, ScnPluginError
+from scn.plugins.hookspecs import HOOK_NAMES, VALIDATOR_PARAM_TYPES
+from scn.plugins.manager import check_plugins, make_plugin_manager
 
 # -- entries ----------------------------------------------------------------------------------
 

@@ -152,6 +152,6 @@ def golden(request: pytest.FixtureRequest):
 @pytest.fixture(scope="session")
 def registry():
     """The plugin registry from installed entry points, loaded once per session."""
-    from plugins.registry import load_registry
+    from scn.plugins.registry import load_registry
 
     return load_registry()

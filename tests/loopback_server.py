@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from compiler.runtime.bundle import LoadedBundle
+from scn.runtime.bundle import LoadedBundle
 
 __all__ = ["LoopbackServer", "OracleResponder", "Reply", "answer", "error", "tool_calls"]
 

@@ -6,7 +6,7 @@ Two families:
   strategies for NAME, STRING, NUMBER...), token soups built from the grammar's terminals and
   keywords, and raw random text. These feed the "parses or raises ScnError, never anything else"
   property of every stage up to solving.
-* models: frozen `compiler.model` nodes for a useful subset of the language (params, lets, enums,
+* models: frozen `scn.model` nodes for a useful subset of the language (params, lets, enums,
   datatypes, laws, seeds, tools, chains, toolsets, servers, blockers, constraints, backends,
   tasks, for/if blocks, expressions of every precedence level, templates with holes). These feed
   the print -> parse round trip and the cattrs round trip.
@@ -26,8 +26,8 @@ from hypothesis.extra.lark import from_lark
 from lark import Lark
 from lark.lexer import PatternStr
 
-from compiler import model as m
-from compiler.parse import grammar_text
+from scn import model as m
+from scn.parse import grammar_text
 
 # --------------------------------------------------------------------------- the grammar
 
@@ -534,6 +534,7 @@ def leaf_items() -> st.SearchStrategy:
         st.builds(m.Blocker, name=identifiers(), attrs=attrs_()),
         st.builds(m.Constraint, name=identifiers(), params=tup(params(), 0, 2), attrs=attrs_()),
         st.builds(m.Backend, name=identifiers(), attrs=attrs_()),
+        st.builds(m.Harness, attrs=attrs_()),
         st.builds(m.Tasks, name=identifiers(), body=tup(task_items(), 0, 4)),
     )
 

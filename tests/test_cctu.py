@@ -14,16 +14,16 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.api import compile_source
-from compiler.cli import main
-from compiler.diagnostics import ScnError
-from compiler.emit.bundle import write_bundle
-from compiler.runtime.agents import NullAgent, OracleAgent
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.runtime.run import episode
-from compiler.scoring.families import load_truth, score_records
-from compiler.source import SourceFile
+from scn.api import compile_source
+from scn.cli import main
+from scn.diagnostics import ScnError
+from scn.emit.bundle import write_bundle
+from scn.runtime.agents import NullAgent, OracleAgent
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.run import episode
+from scn.scoring.families import load_truth, score_records
+from scn.source import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "domains" / "cctu" / "cases.scn"
@@ -488,7 +488,7 @@ value_st = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8})?", fullmatch=True)
 
 def _response_constraints() -> Any:
     """Response constraints as the `cctu` generator may draw them (no JSON with a start or end)."""
-    from compiler import cctu as gen
+    from scn import cctu as gen
 
     content = st.sampled_from(
         [("starts_with", v) for v in gen.STARTS]
@@ -515,8 +515,8 @@ def _response_constraints() -> Any:
 def test_a_composed_answer_keeps_every_response_constraint_the_generator_draws(
     values: list[str], drawn: tuple[Any, Any, Any]
 ) -> None:
-    from compiler.runtime import constraints as cons
-    from compiler.runtime.reference import compose_answer
+    from scn.runtime import constraints as cons
+    from scn.runtime.reference import compose_answer
 
     fmt, content, length = drawn
     records = []

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli import main
-from compiler.serialize import from_data
-from compiler.stages.resolve import Program
+from scn.cli import main
+from scn.serialize import from_data
+from scn.stages.resolve import Program
 
 ROOT = Path(__file__).resolve().parent.parent
 TPS = ROOT / "tests" / "golden" / "tps_servers" / "input.scn"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.api import compile_source
-from compiler.emit.bundle import write_bundle
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.source import SourceFile
+from scn.api import compile_source
+from scn.emit.bundle import write_bundle
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.source import SourceFile
 
 SCENARIO = """
 scenario demo/constrained "constraints at run time"

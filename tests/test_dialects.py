@@ -1,4 +1,4 @@
-"""Tests for compiler.emit.dialects: provider tool-schema dialects and their checks.
+"""Tests for scn.emit.dialects: provider tool-schema dialects and their checks.
 
 The expected documents in the hand cases are written out from the providers' documented shapes
 (OpenAI Chat Completions / Responses function tools, Anthropic Messages `tools`, Gemini
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
-from compiler.diagnostics import ScnEmitError
-from compiler.emit.dialects import (
+from scn.diagnostics import ScnEmitError
+from scn.emit.dialects import (
     DIALECTS,
     check_dialect,
     convert,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from plugins.hookspecs import HOOK_NAMES
+from scn.plugins.hookspecs import HOOK_NAMES
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from compiler.api import compile_source, resolve_target
-from compiler.cli import main
-from compiler.context import CompileContext
-from compiler.diagnostics import ScnError, render_text
+from scn.api import compile_source, resolve_target
+from scn.cli import main
+from scn.context import CompileContext
+from scn.diagnostics import ScnError, render_text
 
 ROOT = Path(__file__).resolve().parent.parent
 ERRORS = Path(__file__).resolve().parent / "golden" / "errors"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.emit.bundle import read_bundle
-from compiler.regenerate import ROOT, build, configured, differences
-from compiler.stages.verify import load_stubs, replay
+from scn.emit.bundle import read_bundle
+from scn.regenerate import ROOT, build, configured, differences
+from scn.stages.verify import load_stubs, replay
 
 ENTRIES = configured()
 
@@ -19,7 +19,7 @@ def test_generated_bundle_is_current(entry: dict[str, object], registry: object)
     bundle = build(entry, registry)
     stale = differences(bundle, ROOT / str(entry["name"]))
     assert not stale, (
-        f"generated/{entry['name']} is stale in {stale[:5]}; run `python -m compiler.regenerate`"
+        f"generated/{entry['name']} is stale in {stale[:5]}; run `python -m scn.regenerate`"
     )
 
 
@@ -45,7 +45,7 @@ def test_generated_bundle_replays_from_disk(entry: dict[str, object]) -> None:
 def test_generated_manifest_hashes_detect_edits(tmp_path: Path) -> None:
     import shutil
 
-    from compiler.diagnostics import ScnDataError
+    from scn.diagnostics import ScnDataError
 
     folder = tmp_path / "b"
     shutil.copytree(ROOT / str(ENTRIES[0]["name"]), folder)

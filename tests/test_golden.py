@@ -1,7 +1,7 @@
 """Golden stage outputs: each `tests/golden/<case>/input.scn` compiled stage by stage.
 
 For every case the outputs of `transform` (ast.json), `resolve` (ir.json) and `expand`
-(scenario.json) are compared, as `compiler.serialize.to_json` prints them, with the files under
+(scenario.json) are compared, as `scn.serialize.to_json` prints them, with the files under
 `expected/`; the bundle is compared as a listing of its files with the SHA-256 the manifest
 records, plus the manifest's counts (bundle.txt). Absolute paths never reach a golden file: the
 file names a stage records are cut to their base names here.
@@ -27,10 +27,10 @@ from typing import Any
 import attrs
 import pytest
 
-from compiler.context import CompileContext
-from compiler.serialize import to_json
-from compiler.source import SourceFile
-from compiler.stages import STAGES, run_stages
+from scn.context import CompileContext
+from scn.serialize import to_json
+from scn.source import SourceFile
+from scn.stages import STAGES, run_stages
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "input.scn").is_file())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.api import compile_source
-from compiler.source import SourceFile
+from scn.api import compile_source
+from scn.source import SourceFile
 
 
 def test_diamond_import_is_included_once(tmp_path: Path, registry: object) -> None:

@@ -1,6 +1,6 @@
 """Cost laws at draw time: the keyed generator, the shared seed prefix, and the generated fast path.
 
-The fast path (`compiler.law_codegen`) is an optimisation with a strict contract: for every law,
+The fast path (`scn.law_codegen`) is an optimisation with a strict contract: for every law,
 parameters, parts and key, it gives exactly the value, or exactly the error, of the closures
 (`laws.compile_expr` + `laws.draw_with`), which are the definition. The property below draws
 random law expressions from a small grammar covering what the fast path accepts and what it
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler.diagnostics import ScnError
-from compiler.evaluate import Distribution
-from compiler.evaluate import Env as EvalEnv
-from compiler.laws import (
+from scn.diagnostics import ScnError
+from scn.evaluate import Distribution
+from scn.evaluate import Env as EvalEnv
+from scn.laws import (
     BUILTIN_FAMILIES,
     DigestPrefix,
     StreamRandom,
@@ -31,9 +31,9 @@ from compiler.laws import (
     law_functions,
     seeded_rng,
 )
-from compiler.scenario import LawOpDef
-from compiler.source import SourceFile
-from compiler.transform import parse
+from scn.scenario import LawOpDef
+from scn.source import SourceFile
+from scn.transform import parse
 
 KEYS = st.binary(min_size=0, max_size=40)
 

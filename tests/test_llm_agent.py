@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from loopback_server import LoopbackServer, OracleResponder, Reply, answer, error, tool_calls
 
-from compiler.runtime.agents import AGENTS
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.runtime.llm import SYSTEM_PROMPT, OpenAIAgent, openai_agent_factory, openai_tools
-from compiler.runtime.parallel import attach_step_log, run_concurrent
-from compiler.runtime.run import episode, read_trajectories, run
+from scn.runtime.agents import AGENTS
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.llm import SYSTEM_PROMPT, OpenAIAgent, openai_agent_factory, openai_tools
+from scn.runtime.parallel import attach_step_log, run_concurrent
+from scn.runtime.run import episode, read_trajectories, run
 
 GENERATED = Path(__file__).resolve().parent.parent / "generated"
 FAST_RETRY = {"backoff": 0.01, "max_backoff": 0.05}
@@ -254,9 +254,9 @@ def test_a_reply_without_tool_calls_is_the_answer(
 def test_a_rejected_answer_reaches_the_model_as_a_user_message(
     server: LoopbackServer, tmp_path: Path
 ) -> None:
-    from compiler.api import compile_source
-    from compiler.emit.bundle import write_bundle
-    from compiler.source import SourceFile
+    from scn.api import compile_source
+    from scn.emit.bundle import write_bundle
+    from scn.source import SourceFile
 
     text = """
 scenario demo/said "an answer that must say a word"
@@ -451,7 +451,7 @@ def test_scn_run_drives_an_openai_compatible_endpoint(
 
     from click.testing import CliRunner
 
-    from compiler.cli import main
+    from scn.cli import main
 
     out = tmp_path / "llm.jsonl"
     args = [

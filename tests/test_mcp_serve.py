@@ -25,11 +25,11 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from compiler.regenerate import ROOT  # noqa: E402
-from compiler.runtime.bundle import LoadedBundle  # noqa: E402
-from compiler.runtime.run import read_trajectories  # noqa: E402
-from compiler.scoring.families import load_truth, score_records  # noqa: E402
-from compiler.serve.mcp_server import server_tools  # noqa: E402
+from scn.regenerate import ROOT  # noqa: E402
+from scn.runtime.bundle import LoadedBundle  # noqa: E402
+from scn.runtime.run import read_trajectories  # noqa: E402
+from scn.scoring.families import load_truth, score_records  # noqa: E402
+from scn.serve.mcp_server import server_tools  # noqa: E402
 
 BUNDLE = ROOT / "multi_mcp-servers"
 SCN = Path(sys.executable).parent / "scn"
@@ -441,7 +441,7 @@ def test_stdio_serves_one_server_and_logs_the_episode(bundle: LoadedBundle, tmp_
 def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) -> None:
     """Bundles without `server` blocks: every tool under the scenario's name (in-process SDK
     client, no transport), answering a task's first ground-truth call as the bundle says."""
-    from compiler.serve.mcp_server import Serving
+    from scn.serve.mcp_server import Serving
 
     loaded = LoadedBundle.load(ROOT / name)
     task = next(iter(loaded.tasks.values()))
@@ -473,8 +473,8 @@ def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) 
 def swapping_task(bundle: LoadedBundle) -> tuple[str, str, str]:
     """(task, baseline, sibling) of a fan-out task whose swap lists the sibling for a turn, as
     the in-process runtime plays it with the oracle."""
-    from compiler.runtime.agents import AGENTS
-    from compiler.runtime.env import Env
+    from scn.runtime.agents import AGENTS
+    from scn.runtime.env import Env
 
     for task_id in sorted(t for t in bundle.tasks if "entities" in bundle.tasks[t]):
         env = Env(bundle, task_id, max_steps=200, blocker="swap_tool", blocks=3)
@@ -499,7 +499,7 @@ def test_a_swapped_tool_changes_the_listing_and_notifies_the_client(
     notifications/tools/list_changed."""
     from mcp_types import ToolListChangedNotification
 
-    from compiler.runtime.agents import AGENTS
+    from scn.runtime.agents import AGENTS
 
     task_id, baseline, sibling = swapping_task(bundle)
     task = bundle.tasks[task_id]

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.api import compile_target
-from compiler.emit.bundle import write_bundle
-from compiler.runtime.agents import AGENTS
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.run import episode
-from compiler.scoring.families import load_truth, score_records
-from compiler.scoring.tpsbench import turns
-from compiler.serve.episodes import Episode
+from scn.api import compile_target
+from scn.emit.bundle import write_bundle
+from scn.runtime.agents import AGENTS
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.run import episode
+from scn.scoring.families import load_truth, score_records
+from scn.scoring.tpsbench import turns
+from scn.serve.episodes import Episode
 
 EXAMPLES = 5 if os.environ.get("FAST") else 25
 
@@ -187,8 +187,8 @@ def test_calls_in_flight_together_form_one_turn(full: LoadedBundle) -> None:
 def test_closing_writes_every_open_episode_with_its_last_turn(
     full: LoadedBundle, tmp_path: Path
 ) -> None:
-    from compiler.runtime.run import read_trajectories
-    from compiler.serve.episodes import Episodes
+    from scn.runtime.run import read_trajectories
+    from scn.serve.episodes import Episodes
 
     task = next(iter(full.tasks.values()))
     log = tmp_path / "log.jsonl"
@@ -326,7 +326,7 @@ def test_hard_tasks_repeat_at_most_ten_tools_over_up_to_fifty_subtasks(full: Loa
 
 
 def test_a_fan_out_call_needs_its_own_entitys_value_in_the_runtime(full: LoadedBundle) -> None:
-    from compiler.runtime.env import Env
+    from scn.runtime.env import Env
 
     task = next(t for t in full.tasks.values() if "entities" in t and t["truth"]["min_turns"] > 1)
     by_id = {s["id"]: s for s in task["subtasks"]}
@@ -377,7 +377,7 @@ def test_a_fan_out_answer_must_carry_every_entitys_value(full: LoadedBundle) -> 
     answer = record["outcome"]["answer"]
     assert record["outcome"]["success"]
     assert all(s["value"] in answer for s in task["subtasks"])
-    from compiler.runtime.env import Env
+    from scn.runtime.env import Env
 
     env = Env(full, task["id"], max_steps=200)
     observation = env.reset()
@@ -400,7 +400,7 @@ def play_listing(
     bundle: LoadedBundle, task_id: str, blocker: str | None, blocks: int
 ) -> tuple[Any, list[list[str]]]:
     """The oracle through `Env`; return the Env and the tools listed before each step."""
-    from compiler.runtime.env import Env
+    from scn.runtime.env import Env
 
     env = Env(bundle, task_id, max_steps=200, blocker=blocker, blocks=blocks)
     observation = env.reset()
@@ -428,7 +428,7 @@ def test_misleading_siblings_are_listed_only_when_swapped_in(full: LoadedBundle)
 def test_the_oracle_replans_around_a_swapped_tool_and_completes(
     full: LoadedBundle, blocks: int
 ) -> None:
-    from compiler.runtime.subtasks import expected
+    from scn.runtime.subtasks import expected
 
     swapped = listed = 0
     for task_id in sorted(full.tasks):
@@ -458,8 +458,8 @@ def test_the_oracle_replans_around_a_swapped_tool_and_completes(
 
 
 def test_a_listed_sibling_misleads_and_its_baseline_is_refused(full: LoadedBundle) -> None:
-    from compiler.runtime.env import Env
-    from compiler.runtime.subtasks import expected, pending
+    from scn.runtime.env import Env
+    from scn.runtime.subtasks import expected, pending
 
     for task_id in sorted(full.tasks):
         env = Env(full, task_id, max_steps=200, blocker="swap_tool", blocks=3)

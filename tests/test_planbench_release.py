@@ -20,7 +20,7 @@ What was measured:
   refund_id -> refund_amount: the release dropped the sets shorter than its L* >= 5 filter
   instead of the task.
 * The release's catalogue keeps only some minimal sets. `truth catalog`
-  (`compiler.solver.catalog_tool_sets`: Algorithm 1 depth-first, memoised on the goal set, a goal
+  (`scn.solver.catalog_tool_sets`: Algorithm 1 depth-first, memoised on the goal set, a goal
   set met again while being solved yields nothing and that is memoised too, producers in file
   order, no tool with more than 3 inputs, no depth cap, sets below 5 tools dropped) gives
   exactly the released catalogue in all 327 tasks. The earlier reading (every lookup, depth
@@ -28,7 +28,7 @@ What was measured:
   sets the release lacks, and the depth cap that hid most of them also cut the release's
   13-tool sets (tasks 0010, 0110, 0125, 0235).
 * The release's two labels of a two-input task follow from its catalogue by the rules in
-  `compiler.task_kinds` in all 227 tasks, and so from our `truth catalog` sets.
+  `scn.task_kinds` in all 227 tasks, and so from our `truth catalog` sets.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from pathlib import Path
 import pytest
 from conftest import fast
 
-from compiler import solver, task_kinds
-from compiler.api import compile_source
-from compiler.context import CompileContext
-from compiler.source import SourceFile
-from plugins.registry import load_registry
+from scn import solver, task_kinds
+from scn.api import compile_source
+from scn.context import CompileContext
+from scn.plugins.registry import load_registry
+from scn.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "planbench-xl"
@@ -344,7 +344,7 @@ def test_catalog_truth_reproduces_the_release(release, solved) -> None:
 
 def test_two_input_kinds_follow_the_catalogue(release, solved) -> None:
     """The release's two labels of each two-input task (`two_input_usefulness_type`,
-    `task_type`) are what `compiler.task_kinds` derives from its catalogue: checked on the
+    `task_type`) are what `scn.task_kinds` derives from its catalogue: checked on the
     release's own sets (all 227) and on ours (`truth catalog`)."""
     sig = release["sig"]
     inputs_of = {n: s[0] for n, s in sig.items()}

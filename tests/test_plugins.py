@@ -23,11 +23,11 @@ import attrs
 import pluggy
 import pytest
 
-import plugins
-from compiler.diagnostics import ScnPluginError
-from plugins import hookimpl, hookspec, hookspecs, manager
-from plugins.manager import check_plugins, make_plugin_manager
-from plugins.registry import (
+import scn.plugins as plugins
+from scn.diagnostics import ScnPluginError
+from scn.plugins import hookimpl, hookspec, hookspecs, manager
+from scn.plugins.manager import check_plugins, make_plugin_manager
+from scn.plugins.registry import (
     KINDS,
     CostLawEntry,
     DomainEntry,
@@ -169,7 +169,7 @@ def test_every_hookspec_is_documented_and_has_a_test():
 
 
 def test_no_plugin_manager_or_registry_is_created_at_import():
-    from plugins import registry
+    from scn.plugins import registry
 
     for module in (plugins, hookspecs, manager, registry):
         for name, value in vars(module).items():
@@ -365,7 +365,7 @@ def test_hook_function_without_hookimpl_is_rejected(clean_env):
         make_plugin_manager(load_entrypoints=False, plugins={"undecorated": module})
     assert messages(excinfo) == [
         "plugin 'undecorated' defines 'scn_register_domains' without @hookimpl, so it would be "
-        "ignored; decorate it with `from plugins import hookimpl`"
+        "ignored; decorate it with `from scn.plugins import hookimpl`"
     ]
 
 

@@ -29,16 +29,16 @@ from conftest import fast
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compiler import model as m
-from compiler.api import compile_source
-from compiler.context import CompileContext
-from compiler.diagnostics import ScnError
-from compiler.parse import parse_tree
-from compiler.printer import print_file
-from compiler.serialize import from_data, to_data, to_json
-from compiler.source import SourceFile
-from compiler.stages.resolve import Program
-from compiler.transform import parse
+from scn import model as m
+from scn.api import compile_source
+from scn.context import CompileContext
+from scn.diagnostics import ScnError
+from scn.parse import parse_tree
+from scn.printer import print_file
+from scn.serialize import from_data, to_data, to_json
+from scn.source import SourceFile
+from scn.stages.resolve import Program
+from scn.transform import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @functools.lru_cache(maxsize=1)
 def registry_() -> Any:
     """The registry for Hypothesis tests (a fixture argument is printed with every failure)."""
-    from plugins.registry import load_registry
+    from scn.plugins.registry import load_registry
 
     return load_registry()
 

@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from compiler.diagnostics import ScnDataError, ScnEmitError  # noqa: E402
-from compiler.regenerate import ROOT  # noqa: E402
-from compiler.runtime.agents import AGENTS  # noqa: E402
-from compiler.runtime.bundle import LoadedBundle  # noqa: E402
-from compiler.runtime.run import run  # noqa: E402
-from compiler.scoring.report import write_report  # noqa: E402
+from scn.diagnostics import ScnDataError, ScnEmitError  # noqa: E402
+from scn.regenerate import ROOT  # noqa: E402
+from scn.runtime.agents import AGENTS  # noqa: E402
+from scn.runtime.bundle import LoadedBundle  # noqa: E402
+from scn.runtime.run import run  # noqa: E402
+from scn.scoring.report import write_report  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 AGENT_NAMES = ["oracle", "greedy", "random", "null"]

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.api import compile_source
-from compiler.diagnostics import ScnError
-from compiler.emit.bundle import write_bundle
-from compiler.source import SourceFile
-from plugins.registry import load_registry
+from scn.api import compile_source
+from scn.diagnostics import ScnError
+from scn.emit.bundle import write_bundle
+from scn.plugins.registry import load_registry
+from scn.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "domains" / "retail" / "planbench_xl.scn"

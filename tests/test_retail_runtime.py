@@ -20,18 +20,18 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.api import compile_target
-from compiler.cli import main
-from compiler.emit.bundle import write_bundle
-from compiler.regenerate import ROOT
-from compiler.runtime import path_blocking
-from compiler.runtime.agents import OracleAgent
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.runtime.protocol import missing_message
-from compiler.runtime.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
-from compiler.runtime.run import episode
-from compiler.scoring import families, planbench
+from scn.api import compile_target
+from scn.cli import main
+from scn.emit.bundle import write_bundle
+from scn.regenerate import ROOT
+from scn.runtime import path_blocking
+from scn.runtime.agents import OracleAgent
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.protocol import missing_message
+from scn.runtime.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
+from scn.runtime.run import episode
+from scn.scoring import families, planbench
 
 HERE = Path(__file__).parent
 RELEASE = HERE.parent.parent / "shared" / "reference" / "planbench-xl"
@@ -243,7 +243,7 @@ def test_release_phrases_resolve_to_their_datatypes() -> None:
 def test_held_out_aliases_rank_their_datatype_first_far_above_chance() -> None:
     """Leave one alias out of the index and resolve it: a real generalisation test of the
     encoder (chance is 1 in 56)."""
-    from compiler.runtime.retriever import SparseEncoder, datatype_texts
+    from scn.runtime.retriever import SparseEncoder, datatype_texts
 
     datatypes = json.loads((RELEASE / "datatypes.json").read_text())
     texts = datatype_texts(datatypes)
@@ -359,7 +359,7 @@ def test_answer_needs_the_typed_state_and_no_untrusted_value(paths: LoadedBundle
 
 
 def test_step_budget_is_100_in_retrieval_mode(paths: LoadedBundle) -> None:
-    from compiler.runtime.run import run_defaults
+    from scn.runtime.run import run_defaults
 
     assert run_defaults(paths, retrieval=None, max_steps=None, blocker=None, blocks=None) == (
         True,
@@ -626,7 +626,7 @@ def test_an_llm_agent_retrieves_through_the_retrieve_tools_function(paths: Loade
     those tools join the request's `tools` from the next turn on."""
     from loopback_server import LoopbackServer, answer, tool_calls
 
-    from compiler.runtime.llm import OpenAIAgent
+    from scn.runtime.llm import OpenAIAgent
 
     a, b, c = _chain(paths)
     values = dict(paths.tasks[TASK]["given"])

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_solver import brute_minimal_sets, tool_graphs
 
-from compiler import solver, task_kinds
-from compiler.api import compile_source
-from compiler.context import CompileContext
-from compiler.diagnostics import ScnError
-from compiler.source import SourceFile
-from plugins.registry import load_registry
+from scn import solver, task_kinds
+from scn.api import compile_source
+from scn.context import CompileContext
+from scn.diagnostics import ScnError
+from scn.plugins.registry import load_registry
+from scn.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "domains" / "retail" / "planbench_xl.scn"
@@ -142,10 +142,10 @@ def test_catalog_sets_are_minimal_sets(graph) -> None:
 def test_oracle_plays_the_bundle(tmp_path: Path) -> None:
     """The runtime plays the full bundle: the oracle succeeds on a spread of tasks (one and two
     inputs) with no invalid call, and every task's recorded path is one of its tool sets."""
-    from compiler.emit.bundle import write_bundle
-    from compiler.runtime.agents import AGENTS
-    from compiler.runtime.bundle import LoadedBundle
-    from compiler.runtime.run import episode
+    from scn.emit.bundle import write_bundle
+    from scn.runtime.agents import AGENTS
+    from scn.runtime.bundle import LoadedBundle
+    from scn.runtime.run import episode
 
     write_bundle(_compile("verify"), tmp_path / "xl")
     bundle = LoadedBundle.load(tmp_path / "xl")
@@ -163,7 +163,7 @@ def test_reachable_labels_and_filters_two_input_kinds() -> None:
     """`reachable(length="catalog", kinds=...)`: a pair whose only route reads both inputs is
     `both_inputs_required` (the paper's filter keeps it); one whose target one input reaches
     alone, with the other useless, is `single_input_redundant`."""
-    from compiler import builtins
+    from scn import builtins
 
     chain = [("m1", "m2"), ("m2", "m3"), ("m3", "m4"), ("m4", "y")]
     tools = [solver.Tool("t0", ["a", "b"], ["m1"]), solver.Tool("u0", ["c"], ["m1"])]

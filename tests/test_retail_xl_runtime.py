@@ -13,15 +13,15 @@ import collections
 
 import pytest
 
-from compiler.api import compile_target
-from compiler.emit.bundle import write_bundle
-from compiler.runtime.agents import NullAgent, OracleAgent
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.runtime.protocol import missing_message
-from compiler.runtime.retriever import CAP, Request, for_bundle
-from compiler.runtime.run import read_trajectories, run
-from compiler.scoring import families
+from scn.api import compile_target
+from scn.emit.bundle import write_bundle
+from scn.runtime.agents import NullAgent, OracleAgent
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.protocol import missing_message
+from scn.runtime.retriever import CAP, Request, for_bundle
+from scn.runtime.run import read_trajectories, run
+from scn.scoring import families
 
 BLOCKER_KINDS = ["explicit_failure", "implicit_failure", "misleading"]
 

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.api import compile_target
-from compiler.diagnostics import ScnDataError
-from compiler.emit.bundle import write_bundle
-from compiler.regenerate import ROOT, configured
-from compiler.runtime.agents import AGENTS
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.runtime.run import episode, read_trajectories, run
-from compiler.scoring import costbench
+from scn.api import compile_target
+from scn.diagnostics import ScnDataError
+from scn.emit.bundle import write_bundle
+from scn.regenerate import ROOT, configured
+from scn.runtime.agents import AGENTS
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.run import episode, read_trajectories, run
+from scn.scoring import costbench
 
 BUNDLES = [str(e["name"]) for e in configured()]
 
@@ -244,7 +244,7 @@ def test_trajectory_records_name_their_bundle(tmp_path: Path) -> None:
 def test_cli_run_then_score(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from compiler.cli import main
+    from scn.cli import main
 
     runner = CliRunner()
     out = tmp_path / "runs.jsonl"
@@ -360,7 +360,7 @@ def test_retrieval_by_output_inputs_or_both_and_retrieval_mode() -> None:
 
 
 def test_trigger_rule_spreads_events_over_the_remaining_path() -> None:
-    from compiler.runtime.blockers import next_trigger
+    from scn.runtime.blockers import next_trigger
 
     # before any call: a one-step path fires at once; otherwise floor(L / (B + 1)) ahead, >= 1
     assert next_trigger(None, 1, 1, 0) == 0
@@ -374,7 +374,7 @@ def test_trigger_rule_spreads_events_over_the_remaining_path() -> None:
 
 
 def test_the_papers_printed_trigger_formula_is_available() -> None:
-    from compiler.runtime.blockers import next_trigger
+    from scn.runtime.blockers import next_trigger
 
     # t(i+1) = t(i) + max(1, floor(L / (B - i))), t(0) = 0: one event on an 8-call path fires
     # after the path is done (call 8 of 0..7), which is why the code's rule is the default
@@ -388,8 +388,8 @@ def test_a_paper_schedule_blocker_with_one_event_never_fires(tmp_path: Path) -> 
     """The .scn choice reaches the runtime: under the paper's printed formula a single event is
     due after the optimal path is complete, so an oracle run meets no event at all, while the
     same tasks under the default (the code's rule) meet their event."""
-    from compiler.api import compile_source
-    from compiler.source import SourceFile
+    from scn.api import compile_source
+    from scn.source import SourceFile
 
     spec = ROOT.parent / "domains" / "travel" / "costbench.scn"
     original = spec.read_text(encoding="utf-8")

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.regenerate import ROOT
-from compiler.runtime.agents import AGENTS
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.run import episode
-from compiler.scoring import cctu, families, general, planbench, tpsbench, travelplanner
+from scn.regenerate import ROOT
+from scn.runtime.agents import AGENTS
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.run import episode
+from scn.scoring import cctu, families, general, planbench, tpsbench, travelplanner
 
 # --------------------------------------------------------------------------- record builders
 

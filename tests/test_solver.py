@@ -1,4 +1,4 @@
-"""Tests for compiler.solver: hand-checked benchmark figures and brute-force cross-checks.
+"""Tests for scn.solver: hand-checked benchmark figures and brute-force cross-checks.
 
 The brute-force oracles below are deliberately naive (enumerate every call sequence, every subset,
 every path) and share no code with the solver, so agreement on random inputs is real evidence.
@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from compiler.solver import (
+from scn.solver import (
     Path,
     Solution,
     Tool,
@@ -612,7 +612,7 @@ def test_dag_helpers_reject_unknown_names_and_missing_weights():
 # ----------------------------------------------------------------------------------------------
 
 _HASHSEED_SCRIPT = """
-from compiler.solver import Tool, solve_min_cost, minimal_tool_sets, dag_layers
+from scn.solver import Tool, solve_min_cost, minimal_tool_sets, dag_layers
 tools = [Tool(n, {"s0"} if i % 2 else set(), {f"s{i % 4 + 1}", "x"}, 0.1 * (i % 3))
          for i, n in enumerate(["p", "q", "r", "s", "t", "u", "v", "w"])]
 print(solve_min_cost(tools, {"s0"}, {"s1", "s2", "s4"}))

@@ -35,10 +35,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.api import compile_target
-from compiler.emit.bundle import Bundle, write_bundle
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
+from scn.api import compile_target
+from scn.emit.bundle import Bundle, write_bundle
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
 
 SUBTASKS = ("location", "transportation", "accommodation", "attraction", "dining", "shopping")
 DIMENSIONS = ("category", "tier", "style", "feature_package")

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 import travelplanner_bundle
 
-from compiler.api import compile_target
-from compiler.diagnostics import ScnDataError
-from compiler.runtime import world as worlds
-from compiler.runtime.agents import AGENTS
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.runtime.run import read_trajectories, run
-from compiler.scoring.families import score_records
-from plugins.travelplanner import sandbox
-from plugins.travelplanner.database import Database
+from scn.api import compile_target
+from scn.diagnostics import ScnDataError
+from scn.plugins.travelplanner import sandbox
+from scn.plugins.travelplanner.database import Database
+from scn.runtime import world as worlds
+from scn.runtime.agents import AGENTS
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.run import read_trajectories, run
+from scn.scoring.families import score_records
 
 lb = travelplanner_bundle.lb  # the shared bundle fixture
 
@@ -92,7 +92,7 @@ def test_queries_keep_the_released_samplers_flight_rules(lb: LoadedBundle) -> No
 
 
 def test_the_sampler_rejects_a_trip_with_no_flight_to_price(lb: LoadedBundle) -> None:
-    from plugins.travelplanner.queries import rejected
+    from scn.plugins.travelplanner.queries import rejected
 
     db = lb.world.db
     task = next(t for t in lb.tasks.values() if t["info"]["query"]["days"] == 3)
@@ -235,8 +235,8 @@ def test_a_broken_world_file_is_a_clear_error() -> None:
 
 
 def test_budgets_are_calibrated_to_the_reference_plan(lb: LoadedBundle) -> None:
-    from plugins.travelplanner.plan import read_plan
-    from plugins.travelplanner.validators import plan_cost
+    from scn.plugins.travelplanner.plan import read_plan
+    from scn.plugins.travelplanner.validators import plan_cost
 
     for task in list(lb.tasks.values())[:200]:
         q = task["info"]["query"]
@@ -245,8 +245,8 @@ def test_budgets_are_calibrated_to_the_reference_plan(lb: LoadedBundle) -> None:
 
 
 def test_the_prompt_states_the_declared_rules(lb: LoadedBundle) -> None:
-    from compiler.runtime import world as worlds
-    from compiler.runtime.llm import _user_message
+    from scn.runtime import world as worlds
+    from scn.runtime.llm import _user_message
 
     task = next(iter(lb.tasks.values()))
     text = _user_message(task, {}, worlds.rules(lb.scenario))
@@ -294,9 +294,9 @@ def test_greedy_baseline_delivers_but_never_passes(
     ],
 )
 def test_constraint_declarations_are_checked(registry, param: str, gate: str, message: str) -> None:
-    from compiler.api import compile_source
-    from compiler.diagnostics import ScnError
-    from compiler.source import SourceFile
+    from scn.api import compile_source
+    from scn.diagnostics import ScnError
+    from scn.source import SourceFile
 
     text = f"""scenario demo/bad "bad"
 constraint c {{
@@ -319,7 +319,7 @@ def test_the_cli_compiles_runs_and_scores(tmp_path: Path) -> None:
     """`scn compile`, `scn run` and `scn score` as a user types them."""
     from click.testing import CliRunner
 
-    from compiler.cli import main
+    from scn.cli import main
 
     def scn(*args: str) -> str:
         done = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
@@ -345,7 +345,7 @@ def test_the_cli_compiles_runs_and_scores(tmp_path: Path) -> None:
 
 def test_per_constraint_pass_rates() -> None:
     """Table 4's rates: over the plans a constraint applies to, gated hard ones failing."""
-    from compiler.scoring import travelplanner as tp
+    from scn.scoring import travelplanner as tp
 
     def record(delivered: bool, common: dict, hard: dict) -> dict:
         checks = {"delivered": delivered, "commonsense": common, "hard": hard}
@@ -376,7 +376,7 @@ def test_sole_planning_gives_the_information_instead_of_tools(
     tmp_path: Path, registry: object
 ) -> None:
     """The paper's second setting: no tools; each query carries what its reference plan uses."""
-    from compiler.emit.bundle import write_bundle
+    from scn.emit.bundle import write_bundle
 
     over = {"scale": "0.05", "split": "train", "mode": "sole_planning"}
     bundle = compile_target("travel/travelplanner", registry=registry, overrides=over)

@@ -18,12 +18,12 @@ import travelplanner_bundle
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from plugins.travelplanner.network import MAX_PER_DAY, Flights
-from plugins.travelplanner.plan import KEYS, read_plan
-from plugins.travelplanner.sandbox import DATES
-from plugins.travelplanner.validators import KINDS
+from scn.plugins.travelplanner.network import MAX_PER_DAY, Flights
+from scn.plugins.travelplanner.plan import KEYS, read_plan
+from scn.plugins.travelplanner.sandbox import DATES
+from scn.plugins.travelplanner.validators import KINDS
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
 
 lb = travelplanner_bundle.lb  # the shared bundle fixture
 

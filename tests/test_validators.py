@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.api import compile_source
-from compiler.emit.bundle import write_bundle
-from compiler.runtime import constraints as cons
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.calls import Call, Counters
-from compiler.runtime.env import Env
-from compiler.runtime.toolset import VALUE_JSON_TYPES, datatype_schemas
-from compiler.source import SourceFile
-from compiler.stages.emit import _JSON_TYPES as EMITTED_JSON_TYPES
+from scn.api import compile_source
+from scn.emit.bundle import write_bundle
+from scn.runtime import constraints as cons
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.calls import Call, Counters
+from scn.runtime.env import Env
+from scn.runtime.toolset import VALUE_JSON_TYPES, datatype_schemas
+from scn.source import SourceFile
+from scn.stages.emit import _JSON_TYPES as EMITTED_JSON_TYPES
 
 PAY = {"name": "Pay", "params": [{"name": "amount", "datatype": "Amount"}]}
 PICK = {"name": "Pick", "params": [{"name": "cat", "datatype": "Cat"}]}
@@ -43,7 +43,7 @@ def pay(args: Any, **extra: Any) -> dict[str, Any]:
 
 
 def test_the_twelve_kinds_all_have_a_check() -> None:
-    from plugins.builtin import VALIDATOR_KINDS
+    from scn.plugins.builtin import VALIDATOR_KINDS
 
     assert set(cons.CALL_CHECKS) | set(cons.FINAL_CHECKS) | set(cons.END_CHECKS) == set(
         VALIDATOR_KINDS

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.api import compile_target
-from compiler.emit.bundle import write_bundle
-from compiler.runtime.bundle import LoadedBundle
+from scn.api import compile_target
+from scn.emit.bundle import write_bundle
+from scn.runtime.bundle import LoadedBundle
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from typing import Any
 
 from attrs import frozen
 
-from compiler.diagnostics import ScnEmitError
+from scn.diagnostics import ScnEmitError
 
 
 @frozen
@@ -109,7 +109,7 @@ def read_bundle(root: Path) -> Bundle:
     Raises:
         ScnDataError: the folder is not a bundle or a file does not match its recorded hash.
     """
-    from compiler.diagnostics import ScnDataError
+    from scn.diagnostics import ScnDataError
 
     root = Path(root)
     manifest_path = root / "manifest.json"

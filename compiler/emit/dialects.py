@@ -47,7 +47,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from compiler.diagnostics import ScnEmitError
+from scn.diagnostics import ScnEmitError
 
 __all__ = [
     "DIALECTS",

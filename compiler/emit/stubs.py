@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 import textwrap
 
-from compiler.emit.templates import render
-from compiler.scenario import Scenario, ToolDef
+from scn.emit.templates import render
+from scn.scenario import Scenario, ToolDef
 
 TRIPLE = '"' * 3
 

@@ -23,7 +23,7 @@ def _pyrepr(value: object) -> str:
 def environment() -> jinja2.Environment:
     """Return the shared environment loading templates from `compiler/templates/`."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("compiler", "templates"),
+        loader=jinja2.PackageLoader("scn", "templates"),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,

@@ -12,8 +12,8 @@ import json
 import random
 from typing import Any
 
-from compiler.runtime import subtasks as fan
-from compiler.runtime.bundle import LoadedBundle
+from scn.runtime import subtasks as fan
+from scn.runtime.bundle import LoadedBundle
 
 
 def _args(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str, str]:
@@ -71,7 +71,7 @@ class OracleAgent:
             return self.dag_turn(observation)
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
-            from compiler.runtime.blockers import layered, optimal_path
+            from scn.runtime.blockers import layered, optimal_path
 
             path, _ = optimal_path(
                 self.bundle.tools,

@@ -36,11 +36,11 @@ import functools
 import random
 from typing import Any
 
-from compiler import solver
-from compiler.evaluate import Distribution
-from compiler.evaluate import Env as EvalEnv
-from compiler.laws import BUILTIN_FAMILIES, compile_law, derive_seed, law_functions
-from compiler.scenario import LawOpDef
+from scn import solver
+from scn.evaluate import Distribution
+from scn.evaluate import Env as EvalEnv
+from scn.laws import BUILTIN_FAMILIES, compile_law, derive_seed, law_functions
+from scn.scenario import LawOpDef
 
 #: Seed spacing between events of one episode (CostBench appendix B.6.2).
 EVENT_SEED_STEP = 100
@@ -121,8 +121,8 @@ def next_trigger(
 def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
     import json
 
-    from compiler.source import SourceFile
-    from compiler.transform import parse
+    from scn.source import SourceFile
+    from scn.transform import parse
 
     laws = json.loads(laws_key)
     params = json.loads(params_key)

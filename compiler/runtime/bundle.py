@@ -14,11 +14,11 @@ from typing import Any
 
 from attrs import define
 
-from compiler.diagnostics import ScnDataError
-from compiler.emit.bundle import read_bundle, sha256
-from compiler.runtime import world
-from compiler.stages.emit import BUNDLE_FORMAT
-from compiler.stages.verify import load_stubs
+from scn.diagnostics import ScnDataError
+from scn.emit.bundle import read_bundle, sha256
+from scn.runtime import world
+from scn.stages.emit import BUNDLE_FORMAT
+from scn.stages.verify import load_stubs
 
 
 @define
@@ -33,7 +33,7 @@ class LoadedBundle:
     stubs: ModuleType
     backend: Any
     scenario: dict[str, Any]
-    world: Any = None  # a `compiler.runtime.world` world, for bundles that ship one
+    world: Any = None  # a `scn.runtime.world` world, for bundles that ship one
 
     @classmethod
     def load(cls, root: str | Path) -> LoadedBundle:

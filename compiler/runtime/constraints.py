@@ -30,13 +30,13 @@ from typing import Any
 
 from attrs import define, field
 
-from compiler.runtime.calls import Call, Counters, fmt, get, names, number
-from compiler.runtime.response import (
+from scn.runtime.calls import Call, Counters, fmt, get, names, number
+from scn.runtime.response import (
     check_response_content,
     check_response_format,
     check_response_length,
 )
-from compiler.runtime.toolset import (
+from scn.runtime.toolset import (
     check_available_tools,
     check_param_types,
     check_required_params,

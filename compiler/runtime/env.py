@@ -15,13 +15,13 @@ from typing import Any
 
 from attrs import define, field
 
-from compiler.diagnostics import ScnDataError
-from compiler.runtime import blockers as bl
-from compiler.runtime import constraints as cons
-from compiler.runtime import protocol as proto
-from compiler.runtime import subtasks as fan
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.toolset import datatype_schemas
+from scn.diagnostics import ScnDataError
+from scn.runtime import blockers as bl
+from scn.runtime import constraints as cons
+from scn.runtime import protocol as proto
+from scn.runtime import subtasks as fan
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.toolset import datatype_schemas
 
 #: The most tools one retrieval returns (PlanBench-XL's cap).
 RETRIEVAL_CAP = 30
@@ -330,7 +330,7 @@ class Env:
     def retrieve(
         self, action: dict[str, Any]
     ) -> tuple[list[CallResult], str | None, dict[str, Any]]:
-        """Answer a retrieval request by PlanBench-XL's retriever (`compiler.runtime.retriever`).
+        """Answer a retrieval request by PlanBench-XL's retriever (`scn.runtime.retriever`).
 
         `{"type": "retrieve", "output": phrase}`, `{"type": "retrieve", "inputs": [phrases]}` or
         both; phrases are resolved to datatypes through their aliases. At most 30 tools come

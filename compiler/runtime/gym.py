@@ -1,6 +1,6 @@
 """A Gymnasium environment over a bundle's tasks, for reinforcement-learning users.
 
-`ScnGymEnv(bundle_path, task_ids=None, max_steps=20, seed=None)` wraps `compiler.runtime.env.Env`
+`ScnGymEnv(bundle_path, task_ids=None, max_steps=20, seed=None)` wraps `scn.runtime.env.Env`
 (needs the optional extra: `pip install scn[rl]`). It is registered as `scn/Bundle-v0`, so
 `gymnasium.make("scn/Bundle-v0", bundle_path="generated/travel-costbench")` works too.
 
@@ -48,9 +48,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from compiler.diagnostics import ScnDataError
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
+from scn.diagnostics import ScnDataError
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
 
 #: The id under which `ScnGymEnv` is registered with Gymnasium.
 ENV_ID = "scn/Bundle-v0"
@@ -259,7 +259,7 @@ class ScnGymEnv(gymnasium.Env):
     # ------------------------------------------------------------ records
     def trajectory(self, agent: str = "gym") -> dict[str, Any]:
         """Return the current episode as a `scn-trajectory/1` record (for `scn score`/reports)."""
-        from compiler.runtime import run
+        from scn.runtime import run
 
         if self.env is None:
             raise RuntimeError("no episode yet: call reset() first")

@@ -28,7 +28,7 @@ Per act the agent appends one dict to `step_log`, index-aligned with the Env's s
 `prompt_tokens`, `completion_tokens`, `total_tokens` (None when the server sends no usage),
 `latency_ms` (the request that succeeded), `wall_ms` (with retries and backoff), `retries`,
 `finish_reason`, `tool_calls`, `error` (why the request failed), `notes` (malformed calls) and
-`events` (blocker events seen before the request). `compiler.runtime.parallel.attach_step_log`
+`events` (blocker events seen before the request). `scn.runtime.parallel.attach_step_log`
 merges it into a trajectory record as each step's `llm`.
 """
 
@@ -47,8 +47,8 @@ import openai
 from openai import OpenAI
 from openai.types.chat import ChatCompletion
 
-from compiler.runtime import world
-from compiler.runtime.bundle import LoadedBundle
+from scn.runtime import world
+from scn.runtime.bundle import LoadedBundle
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
 

@@ -1,6 +1,6 @@
 """Play many episodes at once: for agents that wait on a network (model servers), not on the CPU.
 
-`run_concurrent` is `compiler.runtime.run.run` with a thread pool: up to `concurrency` episodes
+`run_concurrent` is `scn.runtime.run.run` with a thread pool: up to `concurrency` episodes
 are played at the same time, each with its own agent from `agent_factory`, and each line is
 appended (under a lock) and flushed as soon as its episode ends, so lines may come in another order
 than the tasks. The output format and the resume rule are `run`'s: episodes already in `out`
@@ -19,9 +19,9 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.runtime.run import _repair_tail, done_keys, episode, settings
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.run import _repair_tail, done_keys, episode, settings
 
 __all__ = ["attach_step_log", "run_concurrent"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from compiler.runtime.calls import get, number, text_list
-from compiler.runtime.constraints import Checker, params_of
+from scn.runtime.calls import get, number, text_list
+from scn.runtime.constraints import Checker, params_of
 
 #: The sentence added to an answer that is shorter than a length constraint's minimum.
 FILLER = "Each value above was read from the tool outputs"

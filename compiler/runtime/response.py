@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any
 
-from compiler.runtime.calls import fmt, get, number, text_list
-from compiler.runtime.toolset import json_type
+from scn.runtime.calls import fmt, get, number, text_list
+from scn.runtime.toolset import json_type
 
 #: Markdown constructs that make an answer Markdown (and keep it from being plain text).
 MARKDOWN_CONSTRUCTS: dict[str, re.Pattern[str]] = {

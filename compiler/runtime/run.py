@@ -12,9 +12,9 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
                  "events": [{"step", "kind", "effect", "signal", ...}]}}
 
 Under a blocker, `truth` is the re-solved ground truth of this episode (see
-`compiler.runtime.blockers`), not the static one in the bundle.
+`scn.runtime.blockers`), not the static one in the bundle.
 
-In retrieval mode (PlanBench-XL, `compiler.runtime.protocol`) `settings` has `"retrieval": true`;
+In retrieval mode (PlanBench-XL, `scn.runtime.protocol`) `settings` has `"retrieval": true`;
 a retrieval step's action is `{"type": "retrieve", "output", "inputs"}`, its `results` list the
 tools shown (`value` is the name), and the step adds `retrieved` (those names) and `retrieval`
 (`matched` datatypes, `note`, `blocked` tools swapped out, `count`); a refused call's result adds
@@ -33,9 +33,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from compiler.diagnostics import ScnDataError
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
+from scn.diagnostics import ScnDataError
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
 
 SCHEMA = "scn-trajectory/1"
 
@@ -108,8 +108,8 @@ def run_defaults(
     task, if more). `blocks` defaults to 1 event, or for a retrieval-time blocker to the largest
     blocked set its `count` allows.
     """
-    from compiler.runtime.protocol import MAX_STEPS, builtin_rule
-    from compiler.scoring.families import family_of
+    from scn.runtime.protocol import MAX_STEPS, builtin_rule
+    from scn.scoring.families import family_of
 
     rule = None
     if blocker is not None:
@@ -214,7 +214,7 @@ def read_trajectories(path: Path) -> list[dict[str, Any]]:
     Raises:
         ScnDataError: a line is not JSON or not a `scn-trajectory/1` record (with its line number).
     """
-    from compiler.parse import paused_gc
+    from scn.parse import paused_gc
 
     records = []
     with paused_gc():  # records hold no cycles; the collector would only slow the reading down

@@ -1,6 +1,6 @@
 """What is left of a DAG task (TPS-Bench shape), planned as parallel layers.
 
-A fan-out task (`compiler.fanout`) repeats tools over several entities, so its progress cannot
+A fan-out task (`scn.fanout`) repeats tools over several entities, so its progress cannot
 be read from the datatypes held (one `Forecast` held says nothing about the other cities): a
 subtask is done when the value it must return is held (its own `value`, else the task's answer
 for its output). The oracle plans its next turn from here, so it retries a call that failed and
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from compiler import solver
+from scn import solver
 
 
 def is_fan_out(task: dict[str, Any]) -> bool:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.runtime.calls import Call, Counters, get, names
+from scn.runtime.calls import Call, Counters, get, names
 
 #: JSON type of a datatype's value type, as the agent-facing tool specs declare it
-#: (`compiler.stages.emit`); every other value type is sent as a string.
+#: (`scn.stages.emit`); every other value type is sent as a string.
 VALUE_JSON_TYPES = {"number": "number", "bool": "boolean"}
 
 #: Python types accepted for each JSON type (bool is not a number here, as in JSON Schema).

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from compiler.diagnostics import ScnDataError
+from scn.diagnostics import ScnDataError
 
 WORLD_FILE = "world.json"
 

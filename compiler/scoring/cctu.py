@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.scoring.planbench import _dict, _list, action_type, executed, truth_of
+from scn.scoring.planbench import _dict, _list, action_type, executed, truth_of
 
 DIMENSIONS = ("resource", "behavior", "toolset", "response")
 

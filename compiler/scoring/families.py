@@ -6,7 +6,7 @@ A record's family is looked up by its bundle's scenario name first, then by its 
 general metrics only.
 
 `score_records(records)` groups records by agent and bundle and returns, per group,
-`compiler.scoring.general.score` merged with the family's table (the family's value wins where a
+`scn.scoring.general.score` merged with the family's table (the family's value wins where a
 name is shared). Groups are named by agent; an agent that ran on several bundles gets one group
 per bundle, named "agent [domain/scenario]" (plus the first 8 hex digits of the manifest hash when
 two of its bundles share a scenario); an agent that ran one bundle with and without a blocker gets
@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from compiler.scoring import cctu, costbench, general, planbench, tpsbench, travelplanner
-from compiler.scoring.planbench import _dict, _list, truth_of
+from scn.scoring import cctu, costbench, general, planbench, tpsbench, travelplanner
+from scn.scoring.planbench import _dict, _list, truth_of
 
 #: Bundle domain (or scenario name, which wins) -> benchmark family.
 FAMILIES = {
@@ -123,8 +123,8 @@ def truth_fields(task: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]]
 def load_truth(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     """Return {manifest sha256: {task id: truth fields}} for every bundle the records name that
     is still on disk with the same manifest; other bundles are skipped, never an error."""
-    from compiler.diagnostics import ScnError
-    from compiler.emit.bundle import read_bundle, sha256
+    from scn.diagnostics import ScnError
+    from scn.emit.bundle import read_bundle, sha256
 
     out: dict[str, dict[str, dict[str, Any]]] = {}
     tried: set[tuple[Any, Any]] = set()

@@ -37,7 +37,7 @@ batch) counts as one invalid call attempt. Rates over zero call attempts are 0.0
 Record fields read. Always present (written by the runtime): `steps[*].action`, `steps[*].results`
 (`tool`, `ok`, `valid`, `output`, `value`, `trusted`), `steps[*].error`, `outcome.answer`,
 `outcome.success`, `outcome.goals_reached`, `outcome.truth.path`. Optional (the runtime does not
-write them yet; `compiler.scoring.families.load_truth` supplies them from the bundle):
+write them yet; `scn.scoring.families.load_truth` supplies them from the bundle):
 
 - `outcome.truth.answer`: {goal datatype: gold value}. Missing: accuracy, answer_contained and
   typed_state fall back to the runtime's own verdicts (`outcome.success`, and

@@ -20,9 +20,9 @@ The task length of an episode is, first found: `settings["task_length"]`, `setti
 the bundle's `params.length` if the trajectory records it, else the number of calls of the ground
 truth (`len(outcome.truth.path)`).
 
-Metrics come from `compiler.scoring.families.score_records` when that module exists, otherwise
+Metrics come from `scn.scoring.families.score_records` when that module exists, otherwise
 from `general.score` plus `costbench.score` for travel bundles. The breakdowns use EMR and ANED as
-`compiler.scoring.costbench` defines them when the family does not report them.
+`scn.scoring.costbench` defines them when the family does not report them.
 
 Output is deterministic (sorted runs and keys, fixed figure size and DPI, matplotlib's default
 style, no software/date metadata in the PNGs), so the same inputs give byte-identical files. The
@@ -42,7 +42,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from compiler.diagnostics import ScnDataError, ScnEmitError
+from scn.diagnostics import ScnDataError, ScnEmitError
 
 #: Figure size (inches) and resolution of every plot.
 FIGSIZE = (8.0, 4.5)
@@ -65,7 +65,7 @@ def _load(path: Path) -> list[tuple[int, dict[str, Any]]]:
     Raises:
         ScnDataError: unreadable file, a line that is not JSON or not a usable record.
     """
-    from compiler.runtime.run import read_trajectories
+    from scn.runtime.run import read_trajectories
 
     path = Path(path)
     try:
@@ -176,9 +176,9 @@ def _bundle_name(record: dict[str, Any]) -> str:
 
 
 def _family_scorer() -> Callable[[list[dict[str, Any]]], dict[str, dict[str, Any]]] | None:
-    if importlib.util.find_spec("compiler.scoring.families") is None:
+    if importlib.util.find_spec("scn.scoring.families") is None:
         return None
-    from compiler.scoring import families
+    from scn.scoring import families
 
     return getattr(families, "score_records", None)
 
@@ -193,7 +193,7 @@ def score_run(records: list[dict[str, Any]]) -> dict[str, Any]:
         agent = records[0]["agent"]
         metrics = table.get(agent) if agent in table else next(iter(table.values()), {})
         return dict(metrics or {})
-    from compiler.scoring import costbench, general
+    from scn.scoring import costbench, general
 
     metrics = general.score(records)
     if records[0]["bundle"].get("domain") == "travel":
@@ -203,7 +203,7 @@ def score_run(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _path_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Episodes, success rate, EMR and ANED of a slice of one run."""
-    from compiler.scoring import costbench
+    from scn.scoring import costbench
 
     metrics = score_run(records)
     if "emr" not in metrics or "aned" not in metrics:

@@ -28,7 +28,7 @@ or time; the ones below are ours and are marked so.
 
 Record fields read, beyond the runtime's steps (`action`, `results[*]`: `tool`, `ok`, `valid`,
 `output`, `value`, `trusted`) and `outcome.truth.path`. Optional (the runtime does not write them
-yet; `compiler.scoring.families.load_truth` supplies the `truth` ones from the bundle):
+yet; `scn.scoring.families.load_truth` supplies the `truth` ones from the bundle):
 
 - `outcome.truth.subtasks`: [{"id", "tool", "output", "value" (optional)}]. A subtask's expected
   value is its `value`, else `truth.answer[output]`; with neither, any successful trusted call of
@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.scoring.planbench import _dict, _list, action_type, trusted_ok, truth_of
+from scn.scoring.planbench import _dict, _list, action_type, trusted_ok, truth_of
 
 #: Metrics that are fractions in [0, 1] (or None).
 RATES = frozenset(

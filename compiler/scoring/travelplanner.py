@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.scoring.planbench import _dict, truth_of
+from scn.scoring.planbench import _dict, truth_of
 
 #: The 8 commonsense constraints, released-code key -> paper label.
 COMMONSENSE = {

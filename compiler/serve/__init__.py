@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.diagnostics import ScnDataError
+from scn.diagnostics import ScnDataError
 
 
 def serve(
@@ -31,8 +31,8 @@ def serve(
 
     import anyio
 
-    from compiler.runtime.bundle import LoadedBundle
-    from compiler.serve.mcp_server import Serving, http_app, serve_stdio
+    from scn.runtime.bundle import LoadedBundle
+    from scn.serve.mcp_server import Serving, http_app, serve_stdio
 
     bundle = LoadedBundle.load(bundle_path)
     serving = Serving(

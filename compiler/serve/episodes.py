@@ -32,10 +32,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from compiler.runtime import blockers as bl
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import CallResult, Env
-from compiler.runtime.run import SCHEMA, settings
+from scn.runtime import blockers as bl
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import CallResult, Env
+from scn.runtime.run import SCHEMA, settings
 
 #: Turns an MCP episode may take before further calls are refused.
 MAX_TURNS = 200

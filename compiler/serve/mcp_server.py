@@ -19,7 +19,7 @@ Which task a call plays, and in which episode: `_meta["scn/task"]` and `_meta["s
 on the call, else the endpoint URL's query (`/mcp/maps?task=hard-003&episode=run7`), else the
 server's `--task` and the episode `default`. All endpoints of one process share episodes, so a
 client with fifteen server connections plays one episode. How calls become turns is described
-in `compiler.serve.episodes`.
+in `scn.serve.episodes`.
 
 Errors: an unknown tool, arguments that are not an object of the tool's string parameters, or
 arguments over `MAX_ARGUMENT_BYTES` get a JSON-RPC error (INVALID_PARAMS) and touch no
@@ -41,11 +41,11 @@ import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
-from compiler.diagnostics import ScnDataError, ScnError
-from compiler.runtime import blockers as bl
-from compiler.runtime.bundle import LoadedBundle
-from compiler.runtime.env import Env
-from compiler.serve.episodes import Episode, Episodes
+from scn.diagnostics import ScnDataError, ScnError
+from scn.runtime import blockers as bl
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.serve.episodes import Episode, Episodes
 
 #: Largest JSON size of one call's arguments (bytes).
 MAX_ARGUMENT_BYTES = 64 * 1024

@@ -21,16 +21,16 @@ from typing import Any, Protocol
 from attrs import frozen
 from lark import Tree
 
-from compiler.context import CompileContext
-from compiler.model import File
-from compiler.parse import parse_tree
-from compiler.source import SourceFile
-from compiler.stages.emit import emit
-from compiler.stages.expand import expand
-from compiler.stages.resolve import resolve
-from compiler.stages.solve import solve
-from compiler.stages.verify import verify
-from compiler.transform import to_model
+from scn.context import CompileContext
+from scn.model import File
+from scn.parse import parse_tree
+from scn.source import SourceFile
+from scn.stages.emit import emit
+from scn.stages.expand import expand
+from scn.stages.resolve import resolve
+from scn.stages.solve import solve
+from scn.stages.verify import verify
+from scn.transform import to_model
 
 
 class StageFn(Protocol):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from compiler import __version__
-from compiler.context import CompileContext
-from compiler.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
-from compiler.emit.bundle import Bundle, dumps, dumps_lines, sha256
-from compiler.emit.graphs import shape_json
-from compiler.emit.stubs import emit_stubs
-from compiler.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
+from scn import __version__
+from scn.context import CompileContext
+from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
+from scn.emit.bundle import Bundle, dumps, dumps_lines, sha256
+from scn.emit.graphs import shape_json
+from scn.emit.stubs import emit_stubs
+from scn.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
 
 #: Version of the bundle layout; `scn run` refuses bundles of another major version.
 BUNDLE_FORMAT = "scn-bundle/1"
@@ -170,11 +170,11 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
             **({"task_kind": truth.task_kind} if truth.task_kind else {}),
         },
     }
-    if task.entities[1] > 1:  # a fan-out task: several values of one datatype (compiler.fanout)
+    if task.entities[1] > 1:  # a fan-out task: several values of one datatype (scn.fanout)
         record["entities"] = {"datatype": task.entities[0], "count": task.entities[1]}
         record["values"] = {d: list(v) for d, v in task.values}
     if task.constraints is not None:
-        from compiler.stages.feasible import constraint_record
+        from scn.stages.feasible import constraint_record
 
         record["constraints"] = [constraint_record(c) for c in task.constraints]
         record["truth"]["reference"] = list(truth.reference)
@@ -243,7 +243,7 @@ def environment_record(scenario: Scenario) -> dict[str, Any]:
             }
             for c in scenario.constraints
         ],
-    }
+    } | ({"harness": {k: list(v) for k, v in scenario.harness}} if scenario.harness else {})
 
 
 def spec_hash(sources: tuple[tuple[str, str], ...]) -> str:

@@ -14,11 +14,11 @@ from typing import Any
 
 from attrs import define, field
 
-from compiler import builtins
-from compiler import model as m
-from compiler.context import CompileContext
-from compiler.diagnostics import Collector, ScnError, ScnSemanticError
-from compiler.evaluate import (
+from scn import builtins
+from scn import model as m
+from scn.context import CompileContext
+from scn.diagnostics import Collector, ScnError, ScnSemanticError
+from scn.evaluate import (
     EnumValue,
     Env,
     Symbol,
@@ -29,7 +29,7 @@ from compiler.evaluate import (
     kind_of,
     render,
 )
-from compiler.laws import (
+from scn.laws import (
     DEFAULT_SEED_PARTS,
     compile_law,
     distributions_from,
@@ -37,7 +37,7 @@ from compiler.laws import (
     law_functions,
     ops_to_data,
 )
-from compiler.scenario import (
+from scn.scenario import (
     BlockerDef,
     ConstraintDef,
     DatatypeDef,
@@ -47,10 +47,10 @@ from compiler.scenario import (
     Scenario,
     ToolDef,
 )
-from compiler.stages import sibling_values
-from compiler.stages.expand_tasks import TaskBuilder
-from compiler.stages.expand_tools import GroupContext, ToolBuilder
-from compiler.stages.resolve import Program
+from scn.stages import sibling_values
+from scn.stages.expand_tasks import TaskBuilder
+from scn.stages.expand_tools import GroupContext, ToolBuilder
+from scn.stages.resolve import Program
 
 VALUE_TYPES = frozenset({"handle", "string", "number", "timestamp", "bool"})
 
@@ -70,6 +70,7 @@ class _State:
     blockers: list[tuple[m.Blocker, Env]] = field(factory=list)
     constraints: list[tuple[m.Constraint, Env]] = field(factory=list)
     backends: list[tuple[m.Backend, Env]] = field(factory=list)
+    harness: dict[str, tuple[str, ...]] = field(factory=dict)
     tasks: list[tuple[m.Tasks, Env]] = field(factory=list)
     deferred_tools: list[tuple[m.Item, Env]] = field(factory=list)
     formats: dict[str, tuple[m.Template, Env]] = field(factory=dict)
@@ -295,6 +296,11 @@ def _item(item: m.Item, env: Env, state: _State, tools: ToolBuilder) -> None:
         state.constraints.append((item, env))
     elif isinstance(item, m.Backend):
         state.backends.append((item, env))
+    elif isinstance(item, m.Harness):
+        for attr in item.attrs:
+            if attr.key in state.harness:
+                raise fail(f"harness `{attr.key}` is given twice", attr.span)
+            state.harness[attr.key] = tuple(str(v.template.text) for v in attr.values)
     elif isinstance(item, m.Tasks):
         state.tasks.append((item, env))
     elif isinstance(item, m.ForBlock):
@@ -601,6 +607,7 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
         constraints=tuple(constraints),
         records=tuple(tasks.records),
         tasks=tuple(tasks.tasks),
+        harness=tuple(sorted(state.harness.items())),
         sources=source_digests(program, ctx),
     )
 

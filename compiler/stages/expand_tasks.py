@@ -15,11 +15,11 @@ from typing import Any
 
 import attrs
 
-from compiler import builtins, fanout, solver
-from compiler import model as m
-from compiler.context import CompileContext
-from compiler.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
-from compiler.evaluate import (
+from scn import builtins, fanout, solver
+from scn import model as m
+from scn.context import CompileContext
+from scn.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
+from scn.evaluate import (
     Env,
     Record,
     Symbol,
@@ -31,9 +31,9 @@ from compiler.evaluate import (
     kind_of,
     render,
 )
-from compiler.laws import seeded_rng
-from compiler.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
-from compiler.stages.pricing import Pricer
+from scn.laws import seeded_rng
+from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
+from scn.stages.pricing import Pricer
 
 _EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
 
@@ -410,7 +410,7 @@ class TaskBuilder:
         given: dict[str, str | None],
         subtasks: list[Subtask],
     ) -> tuple[str, int]:
-        """Read a task's `entities` (a record with `datatype` and `count`; `compiler.fanout`)."""
+        """Read a task's `entities` (a record with `datatype` and `count`; `scn.fanout`)."""
         value = self.one(attrs_, "entities", scope)
         if value is None:
             return ("", 1)

@@ -13,13 +13,13 @@ from typing import Any
 
 from attrs import define, field
 
-from compiler import model as m
-from compiler.builtins import fit
-from compiler.diagnostics import Collector, ScnSemanticError
-from compiler.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail, render
-from compiler.laws import seeded_rng
-from compiler.scenario import DatatypeDef, ToolDef, ToolParam
-from compiler.stages.sibling_values import Draw
+from scn import model as m
+from scn.builtins import fit
+from scn.diagnostics import Collector, ScnSemanticError
+from scn.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail, render
+from scn.laws import seeded_rng
+from scn.scenario import DatatypeDef, ToolDef, ToolParam
+from scn.stages.sibling_values import Draw
 
 #: How many times a seeded variant is drawn again when a signature's name is already taken.
 NAME_DRAWS = 32

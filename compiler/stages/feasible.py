@@ -2,7 +2,7 @@
 
 A task that carries constraints (CCTU's cases) gets a reference trajectory: its ground-truth
 calls round by round, then an answer composed to keep its response constraints. The trajectory is
-replayed through the runtime's own checker (`compiler.runtime.constraints.Checker`); any violation
+replayed through the runtime's own checker (`scn.runtime.constraints.Checker`); any violation
 is a compile error located at the task's generator, naming the constraint, the step and what broke.
 So every task that compiles is proved keepable, as CCTU's construction requires.
 """
@@ -13,11 +13,11 @@ from typing import Any
 
 import attrs
 
-from compiler.diagnostics import Collector
-from compiler.runtime.constraints import CATEGORIES, Checker
-from compiler.runtime.reference import compose_answer, reference_actions, replay
-from compiler.runtime.toolset import datatype_schemas
-from compiler.scenario import GroundTruth, Scenario, TaskConstraint, TaskDef
+from scn.diagnostics import Collector
+from scn.runtime.constraints import CATEGORIES, Checker
+from scn.runtime.reference import compose_answer, reference_actions, replay
+from scn.runtime.toolset import datatype_schemas
+from scn.scenario import GroundTruth, Scenario, TaskConstraint, TaskDef
 
 
 def constraint_record(c: TaskConstraint) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def constraint_record(c: TaskConstraint) -> dict[str, Any]:
 
 def _context(scenario: Scenario) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the tools as the bundle records them and the datatype schemas."""
-    from compiler.stages.emit import tool_record
+    from scn.stages.emit import tool_record
 
     tools = {t.name: tool_record(t) for t in scenario.tools}
     types = datatype_schemas(

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from compiler.diagnostics import Collector, ScnError
-from compiler.laws import DEFAULT_SEED_PARTS, CompiledLaw, DigestPrefix, StreamRandom
-from compiler.scenario import ToolDef
+from scn.diagnostics import Collector, ScnError
+from scn.laws import DEFAULT_SEED_PARTS, CompiledLaw, DigestPrefix, StreamRandom
+from scn.scenario import ToolDef
 
 
 @attrs.frozen

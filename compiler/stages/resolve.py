@@ -14,12 +14,12 @@ from pathlib import Path
 import attrs
 from attrs import frozen
 
-from compiler import model as m
-from compiler.context import CompileContext
-from compiler.diagnostics import Collector, ScnError, ScnSemanticError
-from compiler.evaluate import did_you_mean
-from compiler.source import SourceFile, Span
-from compiler.transform import parse
+from scn import model as m
+from scn.context import CompileContext
+from scn.diagnostics import Collector, ScnError, ScnSemanticError
+from scn.evaluate import did_you_mean
+from scn.source import SourceFile, Span
+from scn.transform import parse
 
 #: Attributes each construct accepts; anything else is reported with a suggestion.
 ATTRIBUTES: dict[str, frozenset[str]] = {
@@ -44,6 +44,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
         {"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}
     ),
     "backend": frozenset({"records", "pool"}),
+    "harness": frozenset({"metrics", "protocol", "success"}),
     "tasks": frozenset(
         {
             "where",
@@ -362,6 +363,8 @@ def check(program_items: list[m.Item], registry: object, errors: Collector) -> N
             _check_constraint(item, registry, errors)
         elif isinstance(item, m.Backend):
             _check_attrs("backend", item.attrs, errors)
+        elif isinstance(item, m.Harness):
+            _check_harness(item, errors)
         elif isinstance(item, m.Tasks):
             _check_tasks(item, registry, errors)
 
@@ -419,6 +422,21 @@ def _check_blocker(b: m.Blocker, registry: object, errors: Collector) -> None:
         )
     if _attr(b.attrs, "signal") is None:
         errors.error(f"blocker '{b.name}' needs a `signal` (explicit or implicit)", b.span)
+
+
+#: Harness attributes that name exactly one thing; the others take a list.
+HARNESS_SINGLE = frozenset({"protocol", "success"})
+
+
+def _check_harness(h: m.Harness, errors: Collector) -> None:
+    """A harness names plugins' families and rules: bare names, one where only one can act."""
+    _check_attrs("harness", h.attrs, errors)
+    for attr in h.attrs:
+        if attr.key in HARNESS_SINGLE and len(attr.values) > 1:
+            errors.error(f"harness `{attr.key}` takes one name, not a list", attr.span)
+        for v in attr.values:
+            if not (v.op == "name" and v.template is not None and v.template.is_plain):
+                errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
 
 
 def _check_constraint(c: m.Constraint, registry: object, errors: Collector) -> None:

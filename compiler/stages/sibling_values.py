@@ -20,9 +20,9 @@ from typing import Any
 import attrs
 from attrs import frozen
 
-from compiler.evaluate import fail
-from compiler.laws import seeded_rng
-from compiler.scenario import RecordDef, ToolDef
+from scn.evaluate import fail
+from scn.laws import seeded_rng
+from scn.scenario import RecordDef, ToolDef
 
 
 @frozen

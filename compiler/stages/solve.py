@@ -1,6 +1,6 @@
 """Stage 5, solve: a scenario to its ground truth, task by task, with the proofs blockers need.
 
-Each task's truth is computed by exact search (`compiler.solver`): the min-cost path with the
+Each task's truth is computed by exact search (`scn.solver`): the min-cost path with the
 fewer-calls tie-break and every optimal path (CostBench), the inclusion-minimal tool sets and the
 shortest length (PlanBench-XL), or the layers and critical path of a subtask DAG (TPS-Bench). A
 `ban` blocker that promises solvability is proved here: no set of `count` tools may hit every
@@ -13,11 +13,11 @@ from collections.abc import Iterable
 
 import attrs
 
-from compiler import solver, task_kinds
-from compiler.context import CompileContext
-from compiler.diagnostics import Collector, ScnSemanticError
-from compiler.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
-from compiler.stages import feasible
+from scn import solver, task_kinds
+from scn.context import CompileContext
+from scn.diagnostics import Collector, ScnSemanticError
+from scn.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
+from scn.stages import feasible
 
 #: How many optimal paths / minimal sets a task records before it says "truncated".
 OPTIMAL_LIMIT = 64

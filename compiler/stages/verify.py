@@ -17,10 +17,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from compiler.context import CompileContext
-from compiler.diagnostics import Collector, ScnVerifyError
-from compiler.emit.bundle import Bundle, write_files
-from compiler.runtime import world
+from scn.context import CompileContext
+from scn.diagnostics import Collector, ScnVerifyError
+from scn.emit.bundle import Bundle, write_files
+from scn.runtime import world
 
 #: The bundle files the stubs need on disk.
 STUB_FILES = ("stubs.py", "backend.jsonl")
@@ -66,7 +66,7 @@ def replay(
 def replay_fan_out(
     task: dict[str, Any], tools: dict[str, Any], stubs: ModuleType, backend: Any
 ) -> str | None:
-    """Check a fan-out task (`compiler.fanout`) subtask by subtask: each argument is a given
+    """Check a fan-out task (`scn.fanout`) subtask by subtask: each argument is a given
     value or the value one of its dependencies returns, and its stub returns the recorded value."""
     by_id = {s["id"]: s for s in task["subtasks"]}
     given = {(d, v) for d, vs in (task.get("values") or {}).items() for v in vs}
@@ -174,9 +174,9 @@ def play_constrained(bundle: Bundle, task_ids: list[str], errors: Collector) -> 
     """Play the tasks that carry constraints end to end through the runtime (`Env`): the oracle,
     which plays each reference trajectory, must solve every task with no violation, and the
     null agent (an empty answer at once) must solve none."""
-    from compiler.runtime.agents import NullAgent, OracleAgent
-    from compiler.runtime.bundle import LoadedBundle
-    from compiler.runtime.run import episode
+    from scn.runtime.agents import NullAgent, OracleAgent
+    from scn.runtime.bundle import LoadedBundle
+    from scn.runtime.run import episode
 
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         write_files(bundle.files, Path(tmp))

@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.travelplanner.network import Flights
-from plugins.travelplanner.sandbox import DATES
+from scn.plugins.travelplanner.network import Flights
+from scn.plugins.travelplanner.sandbox import DATES
 
 #: Cost per km of each ground mode, as the released code computes it (section A.4 of our notes:
 #: the paper prints 1 and 0.15, the code and its shipped data use 0.05 and 1).

@@ -15,7 +15,7 @@ import json
 import random
 from typing import Any
 
-from plugins.travelplanner.solver import shape
+from scn.plugins.travelplanner.solver import shape
 
 
 def _place(row: dict[str, Any] | None, name: str, city: str) -> dict[str, str] | None:

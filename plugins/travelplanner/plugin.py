@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from plugins import hookimpl
-from plugins.travelplanner import queries, sandbox
-from plugins.travelplanner.validators import KINDS
-from plugins.travelplanner.world import World
+from scn.plugins import hookimpl
+from scn.plugins.travelplanner import queries, sandbox
+from scn.plugins.travelplanner.validators import KINDS
+from scn.plugins.travelplanner.world import World
 
 #: The bundle file that tells the runtime which module answers the sandbox tools and plans.
 WORLD_FILE = "world.json"
@@ -26,7 +26,7 @@ def travelplanner_queries(
 
     `prompt` is the query text; in `sole_planning` mode it is followed by the reference
     information (the paper's second setting, where the agent plans without tools)."""
-    from compiler.evaluate import Record
+    from scn.evaluate import Record
 
     if mode not in ("two_stage", "sole_planning"):
         raise ValueError(f"mode is two_stage or sole_planning, not {mode!r}")
@@ -95,7 +95,7 @@ def scn_register_generators(register: Any) -> None:
 
 @hookimpl
 def scn_register_agents(register: Any) -> None:
-    from plugins.travelplanner.greedy import GreedyPlanner
+    from scn.plugins.travelplanner.greedy import GreedyPlanner
 
     register(
         "tp-greedy",

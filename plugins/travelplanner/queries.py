@@ -24,11 +24,11 @@ import math
 import random
 from typing import Any
 
-from plugins.travelplanner import sandbox
-from plugins.travelplanner.database import Database
-from plugins.travelplanner.plan import read_plan
-from plugins.travelplanner.solver import reference_plan
-from plugins.travelplanner.validators import ROOM_TYPE_ALLOWS, plan_cost
+from scn.plugins.travelplanner import sandbox
+from scn.plugins.travelplanner.database import Database
+from scn.plugins.travelplanner.plan import read_plan
+from scn.plugins.travelplanner.solver import reference_plan
+from scn.plugins.travelplanner.validators import ROOM_TYPE_ALLOWS, plan_cost
 
 LEVELS = ("easy", "medium", "hard")
 #: Queries per (days, level) and split: Table A.1.

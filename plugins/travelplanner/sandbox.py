@@ -37,7 +37,7 @@ from typing import Any
 
 from attrs import frozen
 
-from plugins.travelplanner.network import Flights, capped_mean
+from scn.plugins.travelplanner.network import Flights, capped_mean
 
 #: Row counts of the released sandbox at scale 1 (Table 2).
 CITIES = 312

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from plugins.travelplanner.database import Database
-from plugins.travelplanner.validators import ROOM_TYPE_ALLOWS
+from scn.plugins.travelplanner.database import Database
+from scn.plugins.travelplanner.validators import ROOM_TYPE_ALLOWS
 
 Place = dict[str, str]
 

@@ -20,8 +20,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from plugins.travelplanner.database import Database
-from plugins.travelplanner.plan import FIELDS, MEALS, Day, Plan
+from scn.plugins.travelplanner.database import Database
+from scn.plugins.travelplanner.plan import FIELDS, MEALS, Day, Plan
 
 Check = Callable[[dict[str, Any], Plan, dict[str, Any], Database], "list[str] | None"]
 

@@ -1,7 +1,7 @@
 """TravelPlanner at run time: the six search tools over the bundle's sandbox, and the verdicts
 of the plan-scope constraints on a submitted plan.
 
-A bundle that ships `world.json` names this module; `compiler.runtime.world.load` builds a
+A bundle that ships `world.json` names this module; `scn.runtime.world.load` builds a
 `World` from the bundle's files, and `Env` sends it the calls of the tools it serves and the
 final answer. Nothing here raises on agent input: a bad argument is an error message, a bad plan
 a set of violations.
@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from compiler.runtime.constraints import params_of
-from plugins.travelplanner.database import Database
-from plugins.travelplanner.plan import read_plan
-from plugins.travelplanner.validators import KINDS
+from scn.plugins.travelplanner.database import Database
+from scn.plugins.travelplanner.plan import read_plan
+from scn.plugins.travelplanner.validators import KINDS
+from scn.runtime.constraints import params_of
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
