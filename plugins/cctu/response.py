@@ -1,4 +1,5 @@
-"""Response checks (CCTU's fourth dimension): length, format and content of the final answer.
+"""The response dimension of the CCTU taxonomy (Ye et al., 2026): length, format and content of
+the final answer.
 
 They run on a final answer only; a failing answer is rejected and the agent answers again. The
 formats and content sub-kinds are defined by plain text rules (no model judges them), so that a
