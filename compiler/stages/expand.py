@@ -460,7 +460,7 @@ def _scope(attr: m.Attr | None, kind: str, entry: Any, node: m.Constraint) -> st
     if word not in VALIDATOR_SCOPES:
         shown = word if word is not None else "that"
         raise fail(
-            f"scope {shown!r} is not a scope; a constraint's scope is one of "
+            f"{shown!r} is not a constraint scope; use one of "
             f"{', '.join(VALIDATOR_SCOPES)}{did_you_mean(str(word), VALIDATOR_SCOPES)}",
             attr.span or node.span,
         )
