@@ -49,6 +49,7 @@ EFFECTS = {
     "slow": (("factor",), "multiply a tool's latency"),
 }
 
+
 @hookimpl
 def scn_register_domains(register: Any) -> None:
     for name, (default, description) in sorted(DOMAINS.items()):

@@ -71,6 +71,7 @@ class RegisterValidatorKind(Protocol):
         category: str = "",
         deferred: bool = False,
         compose: Callable[..., str] | None = None,
+        at: Sequence[str] | None = None,
     ) -> None: ...
 
 
@@ -179,7 +180,7 @@ def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
     """Register validator kinds: the constraint kinds a ``.scn`` file may declare, with checks.
 
     Call ``register(name, *, params, check=None, doc="", optional=(), scopes=("call", "turn",
-    "final"), prepare=None, category="", deferred=False, compose=None)`` once per kind.
+    "final"), prepare=None, category="", deferred=False, compose=None, at=None)`` once per kind.
 
     - ``name``: the kind as written in the scenario (e.g. ``budget``, ``deadline``).
     - ``params``: maps each parameter name to its type name, one of ``int``, ``float``,
@@ -225,6 +226,9 @@ def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
       at ``"answer"`` it rejects the answer (the agent must answer again); at ``"round"`` it
       ends the episode. Each message is recorded in the step's ``violations`` with the
       constraint's own sentence. A kind without a check is declared but never judged.
+    - ``at``: the moments (``"call"``, ``"round"``, ``"answer"``) the check reads, when it
+      ignores some of those its scope includes: a check of calls only says ``at=("call",)``
+      and is not asked at the answer. Default: every moment of the scope.
     - ``prepare``: ``prepare(values) -> params``, run once per episode on the constraint's
       parameter values (parse, normalise, precompute); its result is what ``check`` receives.
     - ``category``: the name violations of this kind are reported under (default: the kind).

@@ -81,6 +81,8 @@ class ValidatorKindEntry:
     category: str = ""  #: the name violations are reported under ("" means the kind's name)
     deferred: bool = False  #: checked on a call only when no other kind rejected it
     compose: Callable[..., str] | None = None  #: writes a reference answer keeping the kind
+    #: The moments `check` reads (None: every moment its constraint's scope includes).
+    at: tuple[str, ...] | None = None
 
 
 @frozen(kw_only=True)
@@ -365,6 +367,7 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
         category: str = "",
         deferred: bool = False,
         compose: Callable[..., str] | None = None,
+        at: Sequence[str] | None = None,
     ) -> None:
         name = s.begin(name)
         if not isinstance(params, Mapping):
@@ -395,6 +398,11 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
                 f"scopes must be a non-empty sequence of {', '.join(VALIDATOR_SCOPES)}, "
                 f"got {scopes!r}",
             )
+        moments = ("call", "round", "answer")
+        if at is not None and (
+            isinstance(at, str) or not isinstance(at, Sequence) or not set(at) <= set(moments)
+        ):
+            raise s.fail(name, f"at must be a sequence of {', '.join(moments)}, got {at!r}")
         if not isinstance(deferred, bool):
             raise s.fail(name, f"deferred must be True or False, got {deferred!r}")
         s.add(
@@ -410,6 +418,7 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
                 category=s.text(name, "category", category),
                 deferred=deferred,
                 compose=s.function(name, "compose", compose, optional=True),
+                at=tuple(dict.fromkeys(at)) if at is not None else None,
             )
         )
 

@@ -151,7 +151,10 @@ def test_the_check_rejects_an_answer_at_final_scope(registry: Registry, tmp_path
 @pytest.mark.parametrize(
     ("scope", "expected"),
     [
-        ("turn", "kind 'forbidden' cannot be checked at scope 'turn'; its kind runs at: call, final"),
+        (
+            "turn",
+            "kind 'forbidden' cannot be checked at scope 'turn'; its kind runs at: call, final",
+        ),
         ("episode", "'episode' is not a constraint scope; use one of call, turn, final, plan"),
         ("finl", "did you mean 'final'"),
     ],

@@ -15,7 +15,7 @@ from scn.emit.bundle import write_bundle
 from scn.plugins.cctu import kinds as cctu_kinds
 from scn.runtime import constraints as cons
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.calls import Call, Counters
+from scn.runtime.calls import Call, Counters, Event
 from scn.runtime.env import Env
 from scn.runtime.toolset import VALUE_JSON_TYPES, datatype_schemas
 from scn.source import SourceFile
@@ -32,11 +32,11 @@ TYPES = {
 def on_call(kind: str, params: Any, counters: Counters | None = None, **call: Any) -> list[str]:
     call.setdefault("tool", "A")
     call.setdefault("batch", [call["tool"]])
-    return cctu_kinds.CALL_CHECKS[kind](params, counters or Counters(), Call(**call))
+    return cctu_kinds.CALL_CHECKS[kind](params, Event(**call, counters=counters or Counters()))
 
 
 def on_answer(kind: str, params: Any, answer: str) -> list[str]:
-    return cctu_kinds.FINAL_CHECKS[kind](params, answer)
+    return cctu_kinds.FINAL_CHECKS[kind](params, Event(at="answer", answer=answer))
 
 
 def pay(args: Any, **extra: Any) -> dict[str, Any]:
@@ -46,9 +46,9 @@ def pay(args: Any, **extra: Any) -> dict[str, Any]:
 def test_the_twelve_kinds_all_have_a_check() -> None:
     from scn.plugins.cctu.plugin import VALIDATOR_KINDS
 
-    assert set(cctu_kinds.CALL_CHECKS) | set(cctu_kinds.FINAL_CHECKS) | set(cctu_kinds.END_CHECKS) == set(
-        VALIDATOR_KINDS
-    )
+    assert set(cctu_kinds.CALL_CHECKS) | set(cctu_kinds.FINAL_CHECKS) | set(
+        cctu_kinds.END_CHECKS
+    ) == set(VALIDATOR_KINDS)
     assert not set(cctu_kinds.CALL_CHECKS) & set(cctu_kinds.FINAL_CHECKS)
     assert set(cctu_kinds.CATEGORIES) == set(VALIDATOR_KINDS)
 
@@ -424,11 +424,24 @@ call_st = st.builds(
 @given(params=params_st, counters=counters_st, call=call_st)
 def test_call_checks_never_raise(params: Any, counters: Counters, call: Call) -> None:
     for kind, check in cctu_kinds.CALL_CHECKS.items():
-        fresh = Call(
-            call.tool, call.batch, call.args, call.spec, call.types, call.visible, call.index
+        fresh = Event(
+            call.tool,
+            call.batch,
+            call.args,
+            call.spec,
+            call.types,
+            call.visible,
+            call.index,
+            counters=counters,
         )
-        out = check(params, counters, fresh)
+        out = check(params, fresh)
         assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
+    for kind in cctu_kinds.CATEGORIES:  # the registered checks, at every moment
+        for at in ("call", "round", "answer"):
+            event = Event(call.tool, call.batch, call.args, call.spec, call.types, call.visible)
+            event.at, event.counters, event.answer = at, counters, "x"
+            out = list(cctu_kinds.check_for(kind)(params, event))
+            assert all(isinstance(m, str) for m in out), (kind, at)
 
 
 @settings(max_examples=200, deadline=None)
@@ -441,7 +454,7 @@ def test_datatype_schemas_never_raise(scenario: Any) -> None:
 @given(params=params_st, answer=st.text() | st.sampled_from(["{}", "| a |\n|---|\n| 1 |"]))
 def test_final_checks_never_raise(params: Any, answer: str) -> None:
     for kind, check in cctu_kinds.FINAL_CHECKS.items():
-        out = check(params, answer)
+        out = check(params, Event(at="answer", answer=answer))
         assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
 
 

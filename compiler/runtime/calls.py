@@ -70,18 +70,57 @@ class Call:
     index: Any = None
 
 
-@define(slots=False)
-class Event(Call):
-    """One moment a check is asked about: a call (`at` "call", the `Call` fields set), the end of
-    an agent message (`at` "round") or a final answer (`at` "answer", `answer` set).
+class Event:
+    """One moment a check is asked about: a call (`at` "call"), the end of an agent message
+    (`at` "round") or a final answer (`at` "answer", `answer` set).
 
-    `counters` hold the episode so far (the call under check is not counted yet); it is None
-    when an answer is judged on its own, outside an episode.
+    At a call, the fields of `Call` are set: `tool`, `batch`, `args`, `spec`, `types`,
+    `visible`, `index`. `counters` hold the episode so far (the call under check is not counted
+    yet); it is None when an answer is judged on its own, outside an episode. A plain slotted
+    class rather than an attrs one: one is made per call, so its construction is on the
+    runtime's hot path.
     """
 
-    at: str = "call"
-    counters: Any = None
-    answer: str | None = None
+    __slots__ = (
+        "tool",
+        "batch",
+        "args",
+        "spec",
+        "types",
+        "visible",
+        "index",
+        "at",
+        "counters",
+        "answer",
+        "_declared",
+    )
+
+    def __init__(
+        self,
+        tool: str = "",
+        batch: Any = (),
+        args: Any = None,
+        spec: Any = None,
+        types: Any = None,
+        visible: Any = None,
+        index: Any = None,
+        at: str = "call",
+        counters: Any = None,
+        answer: str | None = None,
+    ) -> None:
+        self.tool = tool
+        self.batch = batch
+        self.args = args
+        self.spec = spec
+        self.types = types
+        self.visible = visible
+        self.index = index
+        self.at = at
+        self.counters = counters
+        self.answer = answer
+
+    def __repr__(self) -> str:
+        return f"Event(at={self.at!r}, tool={self.tool!r}, args={self.args!r})"
 
 
 def get(params: Any, key: str) -> Any:

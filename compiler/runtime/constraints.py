@@ -32,6 +32,9 @@ from scn.runtime.calls import Counters, Event
 PREFIX = "CONSTRAINT NOT MET"
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 
+#: The moments a check can be called at: before a call, after an agent message, at an answer.
+MOMENTS = ("call", "round", "answer")
+
 #: The moments at which a constraint of each scope is checked (see the hookspec). `plan`-scope
 #: constraints are judged by the bundle's world on the delivered plan, not by this checker.
 SCOPE_MOMENTS: dict[str, frozenset[str]] = {
@@ -119,16 +122,14 @@ class Bound:
 
     def run(self, event: Event) -> list[dict[str, Any]]:
         """Return the violations the check finds at `event` (none without a check)."""
-        if self.check is None:
-            return []
-        try:
-            found = self.check(self.params, event)
-            return [violation(self.constraint, str(m), self.category) for m in found or ()]
-        except Exception as e:  # a plugin's bug is reported as such, never as a crash
-            raise ScnPluginError(
-                f"the check of constraint kind '{self.constraint.get('kind')}' raised "
-                f"{type(e).__name__}: {e}"
-            ) from e
+        return _run([self], [], event) if self.check is not None else []
+
+
+def _raised(b: Bound, e: Exception) -> ScnPluginError:
+    """Report a check that raised as its plugin's fault, never as a crash of the episode."""
+    return ScnPluginError(
+        f"the check of constraint kind '{b.constraint.get('kind')}' raised {type(e).__name__}: {e}"
+    )
 
 
 def _scope(constraint: dict[str, Any], entry: Any) -> str:
@@ -139,15 +140,34 @@ def _scope(constraint: dict[str, Any], entry: Any) -> str:
     return "final" if "final" in scopes else scopes[0]
 
 
-def bind(constraints: list[Any], registered: Mapping[str, Any] | None = None) -> list[Bound]:
+class Prepared(list):  # type: ignore[type-arg]
+    """Constraints bound to their kinds (`bind`), with the checks of each moment kept once."""
+
+    def split(self, moment: str) -> tuple[list[Bound], list[Bound]]:
+        """Return `_split(self, moment)`, computed once."""
+        cache = self.__dict__.setdefault("_at", {})
+        if moment not in cache:
+            cache[moment] = _split(self, moment)
+        return cache[moment]
+
+
+def _checks(constraints: list[Any], moment: str) -> tuple[list[Bound], list[Bound]]:
+    if isinstance(constraints, Prepared):
+        return constraints.split(moment)
+    return _split(bind(constraints), moment)
+
+
+def bind(constraints: list[Any], registered: Mapping[str, Any] | None = None) -> Prepared:
     """Bind each constraint (a bundle record) to its registered kind (`registered`, by default
     `kinds()`), preparing its parameters once. Already bound constraints are kept as they are.
 
     A record without a scope is checked at its kind's default scope (`final` if the kind allows
     it, else its first).
     """
+    if isinstance(constraints, Prepared):
+        return constraints
     table = kinds() if registered is None else registered
-    out = []
+    out = Prepared()
     for c in constraints:
         if isinstance(c, Bound):
             out.append(c)
@@ -162,7 +182,7 @@ def bind(constraints: list[Any], registered: Mapping[str, Any] | None = None) ->
                 c,
                 prepare(values) if prepare is not None else values,
                 getattr(entry, "check", None),
-                SCOPE_MOMENTS[_scope(c, entry)],
+                SCOPE_MOMENTS[_scope(c, entry)] & frozenset(getattr(entry, "at", None) or MOMENTS),
                 bool(getattr(entry, "deferred", False)),
                 getattr(entry, "category", "") or str(c.get("kind")),
                 getattr(entry, "compose", None),
@@ -173,7 +193,7 @@ def bind(constraints: list[Any], registered: Mapping[str, Any] | None = None) ->
 
 def prepare(
     constraints: list[dict[str, Any]], registered: Mapping[str, Any] | None = None
-) -> list[Bound]:
+) -> Prepared:
     """Bind the constraints to their kinds once per task, not per call (see `bind`)."""
     return bind(constraints, registered)
 
@@ -188,12 +208,18 @@ def _split(bound: list[Bound], moment: str) -> tuple[list[Bound], list[Bound]]:
 
 
 def _run(first: list[Bound], later: list[Bound], event: Event) -> list[dict[str, Any]]:
-    out = []
-    for b in first:
-        out += b.run(event)
-    if not out:
-        for b in later:
-            out += b.run(event)
+    """Run the checks of `first`, then, if none found anything, those of `later`."""
+    out: list[dict[str, Any]] = []
+    for group in (first, later):
+        if out:
+            break
+        for b in group:
+            try:
+                found = b.check(b.params, event)  # type: ignore[misc]
+                if found:
+                    out += [violation(b.constraint, str(m), b.category) for m in found]
+            except Exception as e:
+                raise _raised(b, e) from e
     return out
 
 
@@ -217,7 +243,7 @@ def check_call(
     task's tools. `constraints` are the bundle's records or what `prepare` made of them.
     """
     event = Event(tool, batch, args, spec, types, visible, index, "call", counters)
-    return _run(*_split(bind(constraints), "call"), event)
+    return _run(*_checks(constraints, "call"), event)
 
 
 def strip_thinking(answer: str) -> str:
@@ -233,7 +259,7 @@ def check_answer(
     Without `counters` the answer is judged on its own (checks that read the episode see None).
     """
     event = Event("", at="answer", counters=counters, answer=strip_thinking(answer))
-    return _run(*_split(bind(constraints), "answer"), event)
+    return _run(*_checks(constraints, "answer"), event)
 
 
 @define
@@ -254,7 +280,7 @@ class Checker:
 
     def __attrs_post_init__(self) -> None:
         self.constraints = bind(self.constraints, self.registered)
-        self.at = {m: _split(self.constraints, m) for m in ("call", "round", "answer")}
+        self.at = {m: self.constraints.split(m) for m in MOMENTS}
 
     def call(
         self, tool: str, batch: list[str], args: Any, spec: Any, index: int

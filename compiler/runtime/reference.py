@@ -94,5 +94,3 @@ def replay(
         if overrun is not None:
             return found + [(k, overrun)]
     return found
-
-

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scn.runtime.calls import Call
+from scn.runtime.calls import Call, Event
 
 #: JSON type of a datatype's value type, as the agent-facing tool specs declare it
 #: (`scn.stages.emit`); every other value type is sent as a string.
@@ -49,13 +49,13 @@ def datatype_schemas(scenario: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def declared(call: Call) -> dict[str, dict[str, Any]] | None:
+def declared(call: Call | Event) -> dict[str, dict[str, Any]] | None:
     """Return the tool's parameters by name (type, enum, required), or None for no spec.
 
     A parameter's own `type`, `enum` and `required` win over its datatype's; parameters are
     required unless they say otherwise, as every `.scn` parameter is.
     """
-    cached = call.__dict__.get("_declared", False)
+    cached = getattr(call, "_declared", False)
     if cached is not False:
         return cached
     spec = call.spec
@@ -75,7 +75,7 @@ def declared(call: Call) -> dict[str, dict[str, Any]] | None:
                 "enum": p.get("enum", base.get("enum")),
                 "required": p.get("required", True) is not False,
             }
-    call.__dict__["_declared"] = out
+    call._declared = out  # type: ignore[union-attr]
     return out
 
 

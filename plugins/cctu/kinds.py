@@ -36,14 +36,14 @@ from scn.plugins.cctu.toolset import (
     check_param_types,
     check_required_params,
 )
-from scn.runtime.calls import Call, Counters, Event, fmt, get, names, number
+from scn.runtime.calls import Counters, Event, fmt, get, names, number
 from scn.runtime.constraints import params_of
 
 
-def check_call_count(params: Any, c: Counters, call: Call) -> list[str]:
+def check_call_count(params: Any, call: Event) -> list[str]:
     """At most `max` calls in the episode, this one included (attempts count)."""
     limit = number(params, "max", float("inf"))
-    return [f"at most {fmt(limit)} tool calls in all"] if c.calls + 1 > limit else []
+    return [f"at most {fmt(limit)} tool calls in all"] if call.counters.calls + 1 > limit else []
 
 
 def _tools(value: Any) -> list[str]:
@@ -51,13 +51,14 @@ def _tools(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else names(value)
 
 
-def check_tool_call_count(params: Any, c: Counters, call: Call) -> list[str]:
+def check_tool_call_count(params: Any, call: Event) -> list[str]:
     """At most `max` calls of the tool named `tool` (or of each tool listed); others stay free."""
     tool = call.tool
     if tool not in _tools(get(params, "tool")):
         return []
     limit = number(params, "max", float("inf"))
-    return [f"at most {fmt(limit)} calls of {tool}"] if c.per_tool.get(tool, 0) + 1 > limit else []
+    made = call.counters.per_tool.get(tool, 0)
+    return [f"at most {fmt(limit)} calls of {tool}"] if made + 1 > limit else []
 
 
 def _unit(params: Any) -> str:
@@ -65,7 +66,7 @@ def _unit(params: Any) -> str:
     return "num" if get(params, "unit") in ("num", "calls") else "type"
 
 
-def check_parallel_count(params: Any, c: Counters, call: Call) -> list[str]:
+def check_parallel_count(params: Any, call: Event) -> list[str]:
     """At most `max` tools (`unit` type: distinct tools; num: calls) in one round.
 
     As in CCTU, the round is counted call by call: the calls up to this one are counted, and the
@@ -127,7 +128,7 @@ def _groups(value: Any) -> list[list[str]]:
     return [g for g in items if g and len(names(g)) == len(g)]
 
 
-def check_parallel(params: Any, c: Counters, call: Call) -> list[str]:
+def check_parallel(params: Any, call: Event) -> list[str]:
     """A call of a grouped tool needs one group holding it to be inside its round.
 
     Groups are multisets (CCTU): `[A, A]` asks for two calls of A in one round. With several
@@ -147,7 +148,7 @@ def check_parallel(params: Any, c: Counters, call: Call) -> list[str]:
     ]
 
 
-def check_sequence(params: Any, c: Counters, call: Call) -> list[str]:
+def check_sequence(params: Any, call: Event) -> list[str]:
     """Tools before `tool` in an `order` chain must have succeeded in an earlier round.
 
     `order` is one chain or a list of chains, each checked on its own (CCTU). With `when_first`,
@@ -155,6 +156,7 @@ def check_sequence(params: Any, c: Counters, call: Call) -> list[str]:
     order: the first call decides which route the task takes).
     """
     tool = call.tool
+    c = call.counters
     condition = get(params, "when_first")
     if isinstance(condition, str) and condition and (c.first_tool or tool) != condition:
         return []
@@ -171,8 +173,9 @@ def check_sequence(params: Any, c: Counters, call: Call) -> list[str]:
     return out
 
 
-#: Call-scope checks by validator kind: (parameters, counters, call) -> messages.
-CALL_CHECKS: dict[str, Callable[[Any, Counters, Call], list[str]]] = {
+#: Checks of a call by validator kind: (parameters, call event) -> messages; the event
+#: carries the counters (`event.counters`).
+CALL_CHECKS: dict[str, Callable[[Any, Event], list[str]]] = {
     "call_count": check_call_count,
     "tool_call_count": check_tool_call_count,
     "parallel_count": check_parallel_count,
@@ -183,8 +186,8 @@ CALL_CHECKS: dict[str, Callable[[Any, Counters, Call], list[str]]] = {
     "param_types": check_param_types,
 }
 
-#: Final-answer checks by validator kind: (parameters, answer) -> messages.
-FINAL_CHECKS: dict[str, Callable[[Any, str], list[str]]] = {
+#: Final-answer checks by validator kind: (parameters, answer event) -> messages.
+FINAL_CHECKS: dict[str, Callable[[Any, Event], list[str]]] = {
     "response_length": check_response_length,
     "response_format": check_response_format,
     "response_content": check_response_content,
@@ -252,28 +255,38 @@ def round_overrun(params: Any, c: Counters) -> list[str]:
 Check = Callable[[Any, Event], Iterable[str]]
 
 
-def check_for(kind: str) -> Check:
-    """Return the registered check of `kind`: its call, answer and round functions by moment.
+def moments(kind: str) -> tuple[str, ...]:
+    """Return the moments `kind`'s check reads: calls, the end of rounds, final answers."""
+    return tuple(
+        at
+        for at, table in (("call", CALL_CHECKS), ("round", {"rounds": 0}), ("answer", FINAL_CHECKS))
+        if kind in table or (at == "answer" and kind in END_CHECKS)
+    )
 
-    At a final answer the response check runs first, then the lower bound (only within an
-    episode, when there are counters to read).
+
+def check_for(kind: str) -> Check:
+    """Return the registered check of `kind`, called at the moments `moments(kind)` names.
+
+    A kind judged at one moment registers its function as it is; the others dispatch on the
+    moment. At a final answer the response check runs first, then the lower bound (only within
+    an episode, when there are counters to read).
     """
     on_call = CALL_CHECKS.get(kind)
     on_answer = FINAL_CHECKS.get(kind)
     on_end = END_CHECKS.get(kind)
-    on_round = round_overrun if kind == "rounds" else None
+    if on_end is None:
+        check = on_call or on_answer
+        assert check is not None, kind
+        return check
 
     def check(params: Any, event: Event) -> Iterable[str]:
         at = event.at
         if at == "call":
-            return on_call(params, event.counters, event) if on_call is not None else ()
+            return on_call(params, event) if on_call is not None else ()
         if at == "answer":
-            out = on_answer(params, event.answer or "") if on_answer is not None else []
-            if on_end is not None and event.counters is not None:
-                out = out + on_end(params, event.counters)
-            return out
-        if at == "round" and on_round is not None:
-            return on_round(params, event.counters)
+            return on_end(params, event.counters) if event.counters is not None else ()
+        if at == "round":
+            return round_overrun(params, event.counters)
         return ()
 
     check.__name__ = f"check_{kind}"

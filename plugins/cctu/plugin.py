@@ -12,7 +12,7 @@ from typing import Any
 from scn.plugins import hookimpl
 from scn.plugins.cctu.answer import compose_answer
 from scn.plugins.cctu.generator import cctu
-from scn.plugins.cctu.kinds import CATEGORIES, TOOLSET_KINDS, check_for
+from scn.plugins.cctu.kinds import CATEGORIES, TOOLSET_KINDS, check_for, moments
 
 #: The kinds of CCTU's four dimensions and the parameters each needs; `kinds`, `toolset` and
 #: `response` document what each parameter means.
@@ -81,7 +81,6 @@ OPTIONAL_PARAMS: dict[str, tuple[str, ...]] = {
 }
 
 
-
 #: The scopes each kind may be declared with (the first is its default). The round limit needs
 #: the end of each round (`turn`); response kinds judge the final answer only; the others judge
 #: calls, with their lower bounds met by the final answer.
@@ -92,6 +91,10 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "response_format": ("final",),
     "response_content": ("final",),
 }
+
+
+#: The moments each kind's check reads (see `kinds.moments`).
+MOMENTS = {name: moments(name) for name in VALIDATOR_KINDS}
 
 
 @hookimpl
@@ -107,6 +110,7 @@ def scn_register_validator_kinds(register: Any) -> None:
             category=CATEGORIES[name],
             deferred=name in TOOLSET_KINDS,
             compose=compose_answer if name.startswith("response_") else None,
+            at=MOMENTS[name],
         )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scn.runtime.calls import Call, Counters, get, names
+from scn.runtime.calls import Event, get, names
 from scn.runtime.toolset import declared, has_type, json_type
 
 
@@ -24,7 +24,7 @@ def _shown(items: list[str], limit: int = 8) -> str:
     return head + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def check_available_tools(params: Any, c: Counters, call: Call) -> list[str]:
+def check_available_tools(params: Any, call: Event) -> list[str]:
     """Only the allowed tools, with their declared parameters and enum values, may be used.
 
     The allowed tools are the `tools` parameter when it is a list, else the task's visible tools
@@ -59,7 +59,7 @@ def _member(value: Any, enum: list[Any]) -> bool:
         return False
 
 
-def check_required_params(params: Any, c: Counters, call: Call) -> list[str]:
+def check_required_params(params: Any, call: Event) -> list[str]:
     """Every required parameter of the tool is given (arguments that are no object give none)."""
     schema = declared(call)
     if not schema:
@@ -69,7 +69,7 @@ def check_required_params(params: Any, c: Counters, call: Call) -> list[str]:
     return [f"{call.tool} needs {', '.join(missing)}"] if missing else []
 
 
-def check_param_types(params: Any, c: Counters, call: Call) -> list[str]:
+def check_param_types(params: Any, call: Event) -> list[str]:
     """The arguments are an object and every declared argument has its JSON type."""
     schema = declared(call)
     if schema is None:
