@@ -181,3 +181,27 @@ def test_a_check_that_raises_is_reported_as_the_plugin_s_fault(tmp_path) -> None
     registry = collect_registry(make_plugin_manager(plugins={"forbid": plugin}))
     with pytest.raises(ScnError, match="the check of constraint kind 'forbidden' raised KeyError"):
         play(bundle(registry, "call", tmp_path), registry)
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"scopes": "call"}, "scopes must be a non-empty sequence of call, turn, final, plan"),
+        ({"scopes": ("episode",)}, "scopes must be a non-empty sequence"),
+        ({"scopes": ()}, "scopes must be a non-empty sequence"),
+        ({"at": ("later",)}, "at must be a sequence of call, round, answer"),
+        ({"deferred": "yes"}, "deferred must be True or False"),
+        ({"prepare": 3}, "prepare must be callable"),
+        ({"compose": "x"}, "compose must be callable"),
+    ],
+)
+def test_an_invalid_kind_registration_names_the_plugin(options: dict, expected: str) -> None:
+    @hookimpl
+    def scn_register_validator_kinds(register: Any) -> None:
+        register("forbidden", params={"tools": "list"}, check=_forbidden, **options)
+
+    with pytest.raises(ScnError) as caught:
+        collect_registry(
+            make_plugin_manager(plugins={"forbid": _module(scn_register_validator_kinds)})
+        )
+    assert "plugin 'forbid'" in str(caught.value) and expected in str(caught.value)

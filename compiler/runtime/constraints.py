@@ -177,10 +177,18 @@ def bind(constraints: list[Any], registered: Mapping[str, Any] | None = None) ->
         entry = table.get(c.get("kind"))
         values = params_of(c)
         prepare = getattr(entry, "prepare", None)
+        if prepare is not None:
+            try:
+                values = prepare(values)
+            except Exception as e:
+                raise ScnPluginError(
+                    f"preparing the parameters of constraint kind '{c.get('kind')}' raised "
+                    f"{type(e).__name__}: {e}"
+                ) from e
         out.append(
             Bound(
                 c,
-                prepare(values) if prepare is not None else values,
+                values,
                 getattr(entry, "check", None),
                 SCOPE_MOMENTS[_scope(c, entry)] & frozenset(getattr(entry, "at", None) or MOMENTS),
                 bool(getattr(entry, "deferred", False)),
