@@ -123,6 +123,10 @@ VALIDATOR_PARAM_TYPES: tuple[str, ...] = ("int", "float", "str", "bool", "list")
 #: `plan`: on the delivered plan, judged by the bundle's world rather than step by step.
 VALIDATOR_SCOPES: tuple[str, ...] = ("call", "turn", "final", "plan")
 
+#: The moments a check can be called at (`event.at`): before a call, after an agent message, at
+#: the final answer.
+VALIDATOR_MOMENTS: tuple[str, ...] = ("call", "round", "answer")
+
 
 @hookspec
 def scn_register_domains(register: RegisterDomain) -> None:

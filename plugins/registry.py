@@ -23,7 +23,12 @@ import pluggy
 from attrs import field, frozen
 
 from scn.diagnostics import Diagnostic, ScnPluginError
-from scn.plugins.hookspecs import HOOK_NAMES, VALIDATOR_PARAM_TYPES, VALIDATOR_SCOPES
+from scn.plugins.hookspecs import (
+    HOOK_NAMES,
+    VALIDATOR_MOMENTS,
+    VALIDATOR_PARAM_TYPES,
+    VALIDATOR_SCOPES,
+)
 from scn.plugins.manager import check_plugins, make_plugin_manager
 
 # -- entries ----------------------------------------------------------------------------------
@@ -398,7 +403,7 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
                 f"scopes must be a non-empty sequence of {', '.join(VALIDATOR_SCOPES)}, "
                 f"got {scopes!r}",
             )
-        moments = ("call", "round", "answer")
+        moments = VALIDATOR_MOMENTS
         if at is not None and (
             isinstance(at, str) or not isinstance(at, Sequence) or not set(at) <= set(moments)
         ):
