@@ -249,13 +249,12 @@ def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
 
         @hookimpl
         def scn_register_validator_kinds(register):
-            def check(params, event):
-                made = event.counters.per_tool.get(event.tool, 0)
-                if event.at == "call" and made >= params["limit"]:
+            def check(params, event):  # asked before each call only (at=)
+                if event.counters.per_tool.get(event.tool, 0) >= params["limit"]:
                     yield f"at most {params['limit']} calls of {event.tool}"
 
             register("max_calls", params={"limit": "int"}, check=check, scopes=("call",),
-                     doc="each tool is called at most `limit` times")
+                     at=("call",), doc="each tool is called at most `limit` times")
     """
 
 
