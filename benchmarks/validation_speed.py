@@ -1,17 +1,17 @@
-"""How much the run-time constraint checks cost per step, with all twelve kinds active.
+"""How much the run-time constraint checks cost per step, with all twelve built-in kinds active.
 
     python benchmarks/validation_speed.py            # 20,000 steps and 5,000 answers
     python benchmarks/validation_speed.py --quick    # a tenth of that (a smoke test)
 
-A step is what `Env.guarded` adds to a call: `constraints.check_call` on one call with arguments
-(against the nine call-scope kinds, in a round of one to three calls) and the counters update
-(`Counters.attempt`, plus `close_round` at the end of each round). A final answer is one
-`constraints.check_answer` against the three response kinds and the three lower bounds
-(rounds, calls, round width) read from the counters. Calls and answers are synthetic,
-drawn with a fixed seed so that a share of them break constraints (the slower path that words
-messages). Each step is timed alone (`time.perf_counter_ns`) and the median is reported, so a
-busy shared machine inflates the figures less than a mean would. Target: a median under 50
-microseconds per step.
+A step is what `Env.guarded` adds to a call: `Checker.call` on one call with arguments (the
+checker calls the registered check of every constraint whose scope includes calls, in a round of
+one to three calls, and counts the attempt), plus `Checker.end_round` at the end of each round.
+A final answer is one `constraints.check_answer` against the three response kinds and the three
+lower bounds (rounds, calls, round width) read from the counters. Calls and answers are
+synthetic, drawn with a fixed seed so that a share of them break constraints (the slower path
+that words messages). Each step is timed alone (`time.perf_counter_ns`) and the median is
+reported, so a busy shared machine inflates the figures less than a mean would. Target: a median
+under 50 microseconds per step.
 """
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ if str(ROOT) not in sys.path:
 
 from scn.runtime import constraints as cons  # noqa: E402
 from scn.runtime.calls import Counters  # noqa: E402
+
+#: The scope each kind is declared with in the built-in taxonomy (`domains/cctu/vocab`).
+SCOPES = {"rounds": "turn", "parallel_count": "turn"} | dict.fromkeys(
+    ("response_length", "response_format", "response_content"), "final"
+)
 
 TARGET_US = 50.0
 TOOLS = [f"tool_{i}" for i in range(12)]
@@ -53,6 +58,7 @@ def constraint(kind: str, **params: Any) -> dict[str, Any]:
         "name": kind,
         "kind": kind,
         "dimension": "",
+        "scope": SCOPES.get(kind, "call"),
         "message": "",
         "params": {k: {"type": "", "default": v} for k, v in params.items()},
     }
@@ -124,22 +130,19 @@ def synthetic_answers(rng: random.Random, n: int) -> list[str]:
 
 def time_steps(rounds: list[list[tuple[str, Any]]]) -> tuple[list[float], int]:
     """Time each call's check and counters update; return microseconds per step, violations."""
-    call_scope = cons.prepare([c for c in CONSTRAINTS if c["kind"] in cons.CALL_CHECKS])
-    counters = Counters()
+    prepared = cons.prepare(CONSTRAINTS)
+    checker = cons.Checker(prepared, TYPES, TOOLS)
     times, violations = [], 0
     clock = time.perf_counter_ns
     for i, batch in enumerate(rounds):
         if i % 10 == 0:  # a new episode every ten rounds keeps the counters episode-sized
-            counters = Counters()
+            checker = cons.Checker(prepared, TYPES, TOOLS)
         names = [t for t, _ in batch]
         for j, (tool, args) in enumerate(batch):
             start = clock()
-            found = cons.check_call(
-                call_scope, counters, tool, names, args, SPECS[tool], types=TYPES, visible=TOOLS
-            )
-            counters.attempt(tool)
+            found = checker.call(tool, names, args, SPECS[tool], None)
             if j == len(batch) - 1:
-                counters.close_round(names)
+                checker.end_round(names)
             times.append((clock() - start) / 1000)
             violations += bool(found)
     return times, violations
@@ -147,14 +150,12 @@ def time_steps(rounds: list[list[tuple[str, Any]]]) -> tuple[list[float], int]:
 
 def time_answers(answers: list[str]) -> tuple[list[float], int]:
     """Time each final answer's check; return microseconds per answer and rejected answers."""
-    final_scope = cons.prepare(
-        [c for c in CONSTRAINTS if c["kind"] in cons.FINAL_CHECKS or c["kind"] in cons.END_CHECKS]
-    )
+    prepared = cons.prepare(CONSTRAINTS)
     counters = Counters(calls=3, rounds=2, widest={"type": 2, "num": 2})
     times, rejected = [], 0
     for answer in answers:
         start = time.perf_counter_ns()
-        found = cons.check_answer(final_scope, answer, counters)
+        found = cons.check_answer(prepared, answer, counters)
         times.append((time.perf_counter_ns() - start) / 1000)
         rejected += bool(found)
     return times, rejected
@@ -176,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     n_steps, n_answers = (2_000, 500) if args.quick else (20_000, 5_000)
     rng = random.Random(args.seed)
     kinds = {c["kind"] for c in CONSTRAINTS}
-    every = set(cons.CALL_CHECKS) | set(cons.FINAL_CHECKS) | set(cons.END_CHECKS)
-    assert kinds == every, "all twelve kinds active"
+    checked = {k for k, entry in cons.kinds().items() if entry.check and "plan" not in entry.scopes}
+    assert kinds == checked, "all twelve kinds active"
     rounds = synthetic_rounds(rng, n_steps)
     answers = synthetic_answers(rng, n_answers)
     time_steps(rounds[:200])  # warm up

@@ -15,7 +15,6 @@ from typing import Any
 from attrs import field, frozen
 
 from scn import fanout, solver, task_kinds
-from scn.cctu import cctu
 from scn.evaluate import EnumValue, Record, as_int, as_iterable, string_method
 from scn.laws import seeded_rng
 
@@ -398,9 +397,4 @@ GENERATORS: dict[str, tuple[Callable[..., Any], str]] = {
     "product": (product, "every combination of named axes, with the common split tag"),
     "reachable": (reachable, "(inputs, target) pairs with a shortest solution in a length window"),
     "dag": (dag, "one task of dependent subtasks (one tool call each) drawn from the tools"),
-    "cctu": (
-        cctu,
-        "one CCTU case of a shape (single/parallel, single/multi-hop) with constraints drawn"
-        " from the declared taxonomy (each kind with probability p, gated by shape)",
-    ),
 }

@@ -66,6 +66,12 @@ class RegisterValidatorKind(Protocol):
         check: Callable[..., object] | None = None,
         doc: str = "",
         optional: Sequence[str] = (),
+        scopes: Sequence[str] = ("call", "turn", "final"),
+        prepare: Callable[[dict[str, object]], object] | None = None,
+        category: str = "",
+        deferred: bool = False,
+        compose: Callable[..., str] | None = None,
+        at: Sequence[str] | None = None,
     ) -> None: ...
 
 
@@ -110,6 +116,16 @@ class RegisterAgent(Protocol):
 
 #: The type names a validator kind's parameters may be declared with (or a union, `str | list`).
 VALIDATOR_PARAM_TYPES: tuple[str, ...] = ("int", "float", "str", "bool", "list")
+
+#: The scopes a constraint may declare: when its kind's check runs (see
+#: `scn_register_validator_kinds`). `call`: before every call and at the final answer; `turn`:
+#: before every call, after every round and at the final answer; `final`: at the final answer;
+#: `plan`: on the delivered plan, judged by the bundle's world rather than step by step.
+VALIDATOR_SCOPES: tuple[str, ...] = ("call", "turn", "final", "plan")
+
+#: The moments a check can be called at (`event.at`): before a call, after an agent message, at
+#: the final answer.
+VALIDATOR_MOMENTS: tuple[str, ...] = ("call", "round", "answer")
 
 
 @hookspec
@@ -165,28 +181,80 @@ def scn_register_cost_laws(register: RegisterCostLaw) -> None:
 
 @hookspec
 def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
-    """Register validator kinds: the constraint kinds a ``.scn`` file may declare.
+    """Register validator kinds: the constraint kinds a ``.scn`` file may declare, with checks.
 
-    Call ``register(name, *, params, check=None, doc="", optional=())`` once per kind.
+    Call ``register(name, *, params, check=None, doc="", optional=(), scopes=("call", "turn",
+    "final"), prepare=None, category="", deferred=False, compose=None, at=None)`` once per kind.
 
     - ``name``: the kind as written in the scenario (e.g. ``budget``, ``deadline``).
     - ``params``: maps each parameter name to its type name, one of ``int``, ``float``,
       ``str``, ``bool``, ``list``, or a union of them (``"str | list"``). The order given is
       the positional order of the parameters.
       The compiler rejects a constraint whose arguments do not match.
-    - ``check``: an optional callable that decides the constraint on a trajectory; kinds without
-      one are checked by the compiler's built-in logic for that name.
-    - ``doc``: a short description.
     - ``optional``: names of parameters (among ``params``) a constraint may leave out; the
       compiler requires every other one. Adding a parameter as optional keeps existing
       ``.scn`` files compiling.
+    - ``scopes``: the scopes a constraint of this kind may declare (``scope call`` in ``.scn``),
+      among ``call``, ``turn``, ``final`` and ``plan``. The scope decides when the check runs:
+
+      ========  ============================================================================
+      scope     the check is called
+      ========  ============================================================================
+      call      before each call (``event.at == "call"``) and at the final answer
+                (``"answer"``), where bounds only a whole trajectory can meet are judged
+      turn      as for ``call``, and after every agent message (``"round"``)
+      final     at the final answer only
+      plan      never by the step checker: the bundle's world (``scn.runtime.world``) judges
+                the delivered plan and calls the check its own way
+      ========  ============================================================================
+
+      A constraint declaring a scope its kind does not list is a compile error located at the
+      scope; one declaring none gets ``final`` if the kind lists it, else its first scope.
+    - ``check``: ``check(params, event) -> Iterable[str]`` returns one message per problem
+      (nothing when the constraint holds). ``params`` are the constraint's parameter values
+      (a task's own, else the declared defaults), passed through ``prepare`` when given.
+      ``event`` (``scn.runtime.calls.Event``) is what the check may read:
+
+      * ``at``: ``"call"``, ``"round"`` or ``"answer"``;
+      * ``counters``: the episode so far (``calls``, ``rounds``, ``per_tool``,
+        ``first_round``, ``first_tool``, ``widest``), before this call is counted; None when
+        an answer is judged on its own;
+      * at ``"call"``: ``tool``, ``args`` (as sent), ``batch`` (the round's tool names),
+        ``index`` (the call's place in it), ``spec`` (the tool's record in the bundle, None for
+        an unknown tool), ``types`` (each datatype's JSON type and enum members) and
+        ``visible`` (the task's tools); ``scn.runtime.toolset.declared(event)`` gives the
+        tool's parameters with their types;
+      * at ``"answer"``: ``answer``, the final answer without ``<think>`` blocks.
+
+      At ``"call"`` a message rejects the call (it does not run; the agent reads the message);
+      at ``"answer"`` it rejects the answer (the agent must answer again); at ``"round"`` it
+      ends the episode. Each message is recorded in the step's ``violations`` with the
+      constraint's own sentence. A kind without a check is declared but never judged.
+    - ``at``: the moments (``"call"``, ``"round"``, ``"answer"``) the check reads, when it
+      ignores some of those its scope includes: a check of calls only says ``at=("call",)``
+      and is not asked at the answer. Default: every moment of the scope.
+    - ``prepare``: ``prepare(values) -> params``, run once per episode on the constraint's
+      parameter values (parse, normalise, precompute); its result is what ``check`` receives.
+    - ``category``: the name violations of this kind are reported under (default: the kind).
+    - ``deferred``: check a call against this kind only when no other kind rejected it, so a
+      call has one reason to be rejected (argument checks run last).
+    - ``compose``: ``compose(values, constraints) -> str`` writes a final answer naming
+      ``values`` (the task's goal values) that keeps ``constraints`` (the task's
+      ``(record, params)`` pairs); the compiler uses it to prove a task's constraints keepable
+      by replaying a reference trajectory through the checker. The first constraint of a task
+      whose kind has one composes the answer; without any, it is "The answer is v1, v2.".
+    - ``doc``: a short description.
 
     Example::
 
         @hookimpl
         def scn_register_validator_kinds(register):
-            register("max_calls", params={"tool": "str", "limit": "int"},
-                     doc="the tool is called at most `limit` times")
+            def check(params, event):  # asked before each call only (at=)
+                if event.counters.per_tool.get(event.tool, 0) >= params["limit"]:
+                    yield f"at most {params['limit']} calls of {event.tool}"
+
+            register("max_calls", params={"limit": "int"}, check=check, scopes=("call",),
+                     at=("call",), doc="each tool is called at most `limit` times")
     """
 
 

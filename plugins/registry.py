@@ -23,7 +23,12 @@ import pluggy
 from attrs import field, frozen
 
 from scn.diagnostics import Diagnostic, ScnPluginError
-from scn.plugins.hookspecs import HOOK_NAMES, VALIDATOR_PARAM_TYPES
+from scn.plugins.hookspecs import (
+    HOOK_NAMES,
+    VALIDATOR_MOMENTS,
+    VALIDATOR_PARAM_TYPES,
+    VALIDATOR_SCOPES,
+)
 from scn.plugins.manager import check_plugins, make_plugin_manager
 
 # -- entries ----------------------------------------------------------------------------------
@@ -75,6 +80,14 @@ class ValidatorKindEntry:
     check: Callable[..., Any] | None = None
     doc: str = ""
     plugin: str
+    #: The scopes a constraint of the kind may declare; they decide when `check` runs.
+    scopes: tuple[str, ...] = ("call", "turn", "final")
+    prepare: Callable[[dict[str, Any]], Any] | None = None  #: parameter values -> check's params
+    category: str = ""  #: the name violations are reported under ("" means the kind's name)
+    deferred: bool = False  #: checked on a call only when no other kind rejected it
+    compose: Callable[..., str] | None = None  #: writes a reference answer keeping the kind
+    #: The moments `check` reads (None: every moment its constraint's scope includes).
+    at: tuple[str, ...] | None = None
 
 
 @frozen(kw_only=True)
@@ -354,6 +367,12 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
         check: Callable[..., Any] | None = None,
         doc: str = "",
         optional: Sequence[str] = (),
+        scopes: Sequence[str] = ("call", "turn", "final"),
+        prepare: Callable[[dict[str, Any]], Any] | None = None,
+        category: str = "",
+        deferred: bool = False,
+        compose: Callable[..., str] | None = None,
+        at: Sequence[str] | None = None,
     ) -> None:
         name = s.begin(name)
         if not isinstance(params, Mapping):
@@ -373,6 +392,24 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
         for param in optional:
             if param not in params:
                 raise s.fail(name, f"optional parameter {param!r} is not one of its params")
+        if (
+            isinstance(scopes, str)
+            or not isinstance(scopes, Sequence)
+            or not scopes
+            or not set(scopes) <= set(VALIDATOR_SCOPES)
+        ):
+            raise s.fail(
+                name,
+                f"scopes must be a non-empty sequence of {', '.join(VALIDATOR_SCOPES)}, "
+                f"got {scopes!r}",
+            )
+        moments = VALIDATOR_MOMENTS
+        if at is not None and (
+            isinstance(at, str) or not isinstance(at, Sequence) or not set(at) <= set(moments)
+        ):
+            raise s.fail(name, f"at must be a sequence of {', '.join(moments)}, got {at!r}")
+        if not isinstance(deferred, bool):
+            raise s.fail(name, f"deferred must be True or False, got {deferred!r}")
         s.add(
             ValidatorKindEntry(
                 name=name,
@@ -381,6 +418,12 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
                 check=s.function(name, "check", check, optional=True),
                 doc=s.text(name, "doc", doc),
                 plugin=s.plugin_name,
+                scopes=tuple(dict.fromkeys(scopes)),
+                prepare=s.function(name, "prepare", prepare, optional=True),
+                category=s.text(name, "category", category),
+                deferred=deferred,
+                compose=s.function(name, "compose", compose, optional=True),
+                at=tuple(dict.fromkeys(at)) if at is not None else None,
             )
         )
 

@@ -488,7 +488,7 @@ value_st = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8})?", fullmatch=True)
 
 def _response_constraints() -> Any:
     """Response constraints as the `cctu` generator may draw them (no JSON with a start or end)."""
-    from scn import cctu as gen
+    from scn.plugins.cctu import generator as gen
 
     content = st.sampled_from(
         [("starts_with", v) for v in gen.STARTS]
@@ -516,7 +516,7 @@ def test_a_composed_answer_keeps_every_response_constraint_the_generator_draws(
     values: list[str], drawn: tuple[Any, Any, Any]
 ) -> None:
     from scn.runtime import constraints as cons
-    from scn.runtime.reference import compose_answer
+    from scn.plugins.cctu.answer import compose_answer
 
     fmt, content, length = drawn
     records = []

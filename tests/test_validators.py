@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from scn.api import compile_source
 from scn.emit.bundle import write_bundle
+from scn.plugins.cctu import kinds as cctu_kinds
 from scn.runtime import constraints as cons
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.calls import Call, Counters
+from scn.runtime.calls import Call, Counters, Event
 from scn.runtime.env import Env
 from scn.runtime.toolset import VALUE_JSON_TYPES, datatype_schemas
 from scn.source import SourceFile
@@ -31,11 +32,11 @@ TYPES = {
 def on_call(kind: str, params: Any, counters: Counters | None = None, **call: Any) -> list[str]:
     call.setdefault("tool", "A")
     call.setdefault("batch", [call["tool"]])
-    return cons.CALL_CHECKS[kind](params, counters or Counters(), Call(**call))
+    return cctu_kinds.CALL_CHECKS[kind](params, Event(**call, counters=counters or Counters()))
 
 
 def on_answer(kind: str, params: Any, answer: str) -> list[str]:
-    return cons.FINAL_CHECKS[kind](params, answer)
+    return cctu_kinds.FINAL_CHECKS[kind](params, Event(at="answer", answer=answer))
 
 
 def pay(args: Any, **extra: Any) -> dict[str, Any]:
@@ -43,17 +44,17 @@ def pay(args: Any, **extra: Any) -> dict[str, Any]:
 
 
 def test_the_twelve_kinds_all_have_a_check() -> None:
-    from scn.plugins.builtin import VALIDATOR_KINDS
+    from scn.plugins.cctu.plugin import VALIDATOR_KINDS
 
-    assert set(cons.CALL_CHECKS) | set(cons.FINAL_CHECKS) | set(cons.END_CHECKS) == set(
-        VALIDATOR_KINDS
-    )
-    assert not set(cons.CALL_CHECKS) & set(cons.FINAL_CHECKS)
-    assert set(cons.CATEGORIES) == set(VALIDATOR_KINDS)
+    assert set(cctu_kinds.CALL_CHECKS) | set(cctu_kinds.FINAL_CHECKS) | set(
+        cctu_kinds.END_CHECKS
+    ) == set(VALIDATOR_KINDS)
+    assert not set(cctu_kinds.CALL_CHECKS) & set(cctu_kinds.FINAL_CHECKS)
+    assert set(cctu_kinds.CATEGORIES) == set(VALIDATOR_KINDS)
 
 
 def on_end(kind: str, params: Any, counters: Counters) -> list[str]:
-    return cons.END_CHECKS[kind](params, counters)
+    return cctu_kinds.END_CHECKS[kind](params, counters)
 
 
 # ----------------------------------------------------------------- resource
@@ -89,8 +90,8 @@ def test_rounds() -> None:
         "at least 3 rounds before the final answer (this is round 2)"
     ]
     rounds = {"name": "r", "kind": "rounds", "params": {"max": {"default": 4}}}
-    assert cons.round_cap([rounds]) == (rounds, 4)
-    assert cons.round_cap([{**rounds, "values": {"max": "inf"}}]) is None
+    assert cctu_kinds.round_cap([rounds]) == (rounds, 4)
+    assert cctu_kinds.round_cap([{**rounds, "values": {"max": "inf"}}]) is None
 
 
 # ----------------------------------------------------------------- behaviour
@@ -422,12 +423,25 @@ call_st = st.builds(
 @settings(max_examples=200, deadline=None)
 @given(params=params_st, counters=counters_st, call=call_st)
 def test_call_checks_never_raise(params: Any, counters: Counters, call: Call) -> None:
-    for kind, check in cons.CALL_CHECKS.items():
-        fresh = Call(
-            call.tool, call.batch, call.args, call.spec, call.types, call.visible, call.index
+    for kind, check in cctu_kinds.CALL_CHECKS.items():
+        fresh = Event(
+            call.tool,
+            call.batch,
+            call.args,
+            call.spec,
+            call.types,
+            call.visible,
+            call.index,
+            counters=counters,
         )
-        out = check(params, counters, fresh)
+        out = check(params, fresh)
         assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
+    for kind in cctu_kinds.CATEGORIES:  # the registered checks, at every moment
+        for at in ("call", "round", "answer"):
+            event = Event(call.tool, call.batch, call.args, call.spec, call.types, call.visible)
+            event.at, event.counters, event.answer = at, counters, "x"
+            out = list(cctu_kinds.check_for(kind)(params, event))
+            assert all(isinstance(m, str) for m in out), (kind, at)
 
 
 @settings(max_examples=200, deadline=None)
@@ -439,8 +453,8 @@ def test_datatype_schemas_never_raise(scenario: Any) -> None:
 @settings(max_examples=200, deadline=None)
 @given(params=params_st, answer=st.text() | st.sampled_from(["{}", "| a |\n|---|\n| 1 |"]))
 def test_final_checks_never_raise(params: Any, answer: str) -> None:
-    for kind, check in cons.FINAL_CHECKS.items():
-        out = check(params, answer)
+    for kind, check in cctu_kinds.FINAL_CHECKS.items():
+        out = check(params, Event(at="answer", answer=answer))
         assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
 
 
@@ -453,16 +467,16 @@ def test_end_checks_and_whole_answers_never_raise(
     params: Any, counters: Counters, widest: Any, answer: str
 ) -> None:
     counters.widest = widest
-    for kind, check in cons.END_CHECKS.items():
+    for kind, check in cctu_kinds.END_CHECKS.items():
         out = check(params, counters)
         assert isinstance(out, list) and all(isinstance(m, str) for m in out), kind
     records = [
         {"name": k, "kind": k, "values": params if isinstance(params, dict) else {}}
-        for k in sorted(cons.CATEGORIES)
+        for k in sorted(cctu_kinds.CATEGORIES)
     ]
     found = cons.check_answer(records, answer, counters)
     assert all(isinstance(v["message"], str) for v in found)
-    assert cons.round_cap(records) is None or cons.round_cap(records)[1] >= 1
+    assert cctu_kinds.round_cap(records) is None or cctu_kinds.round_cap(records)[1] >= 1
 
 
 # ----------------------------------------------------------------- through Env

@@ -1,9 +1,8 @@
-"""What a constraint check may read: the episode's counters and the call being checked.
+"""What a constraint check may read: the episode's counters and the moment being checked.
 
-Kept apart from the checks so the three families of checks (resource and behaviour in
-`constraints`, toolset in `toolset`, response in `response`) share one definition without
-importing each other. The helpers here turn parameter values of any shape into something a
-check can compare, so that a badly typed parameter never makes a check raise.
+Kept apart from the checker so that the checks a plugin registers read one documented object
+(`Event`) and never the checker's internals. The helpers here turn parameter values of any shape
+into something a check can compare, so that a badly typed parameter never makes a check raise.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from attrs import define, field
 
 @define
 class Counters:
-    """What the checks need to know about the episode so far; attempts count, as in CCTU's code.
+    """What the checks need to know about the episode so far; attempts count.
 
     A round is one agent message: a batch of calls or a final answer (a rejected one too).
     `calls` and `per_tool` count every call the agent sent, rejected or invalid ones included;
@@ -41,7 +40,7 @@ class Counters:
 
     def close_round(self, called: list[str]) -> None:
         """Close a round (an answer closes one with no calls); every tool called in it counts as
-        called from this round on, whether its call ran or was rejected (CCTU)."""
+        called from this round on, whether its call ran or was rejected."""
         self.rounds += 1
         for tool in called:
             self.first_round.setdefault(tool, self.rounds)
@@ -71,6 +70,59 @@ class Call:
     index: Any = None
 
 
+class Event:
+    """One moment a check is asked about: a call (`at` "call"), the end of an agent message
+    (`at` "round") or a final answer (`at` "answer", `answer` set).
+
+    At a call, the fields of `Call` are set: `tool`, `batch`, `args`, `spec`, `types`,
+    `visible`, `index`. `counters` hold the episode so far (the call under check is not counted
+    yet); it is None when an answer is judged on its own, outside an episode. A plain slotted
+    class rather than an attrs one: one is made per call, so its construction is on the
+    runtime's hot path.
+    """
+
+    __slots__ = (
+        "tool",
+        "batch",
+        "args",
+        "spec",
+        "types",
+        "visible",
+        "index",
+        "at",
+        "counters",
+        "answer",
+        "_declared",
+    )
+
+    def __init__(
+        self,
+        tool: str = "",
+        batch: Any = (),
+        args: Any = None,
+        spec: Any = None,
+        types: Any = None,
+        visible: Any = None,
+        index: Any = None,
+        at: str = "call",
+        counters: Any = None,
+        answer: str | None = None,
+    ) -> None:
+        self.tool = tool
+        self.batch = batch
+        self.args = args
+        self.spec = spec
+        self.types = types
+        self.visible = visible
+        self.index = index
+        self.at = at
+        self.counters = counters
+        self.answer = answer
+
+    def __repr__(self) -> str:
+        return f"Event(at={self.at!r}, tool={self.tool!r}, args={self.args!r})"
+
+
 def get(params: Any, key: str) -> Any:
     """Return one parameter value, or None when absent or when `params` is not a mapping."""
     return params.get(key) if isinstance(params, dict) else None
@@ -79,7 +131,7 @@ def get(params: Any, key: str) -> Any:
 def number(params: Any, key: str, default: float) -> float:
     """Return a numeric parameter; absent, unreadable or NaN values give `default`.
 
-    Strings such as "inf" are read as CCTU writes unbounded limits.
+    Strings such as "inf" are read, as benchmarks write unbounded limits.
     """
     value = get(params, key)
     if value is None or isinstance(value, bool | dict | list):

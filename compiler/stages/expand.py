@@ -37,6 +37,7 @@ from scn.laws import (
     law_functions,
     ops_to_data,
 )
+from scn.plugins.hookspecs import VALIDATOR_SCOPES
 from scn.scenario import (
     BlockerDef,
     ConstraintDef,
@@ -447,6 +448,31 @@ def _check_gates(constraints: list[ConstraintDef], errors: Any) -> None:
                 )
 
 
+def _scope(attr: m.Attr | None, kind: str, entry: Any, node: m.Constraint) -> str:
+    """Return a constraint's scope: when its kind's check runs (`SCOPE_MOMENTS` in
+    `scn.runtime.constraints`). It must be one of `VALIDATOR_SCOPES` and one its kind's
+    registration allows; left out, it is `final` when allowed, else the kind's first scope."""
+    allowed = tuple(getattr(entry, "scopes", ()) or VALIDATOR_SCOPES)
+    if attr is None:
+        return "final" if "final" in allowed else allowed[0]
+    value = attr.values[0]
+    word = value.template.text if value.template is not None else None
+    if word not in VALIDATOR_SCOPES:
+        shown = word if word is not None else "that"
+        raise fail(
+            f"{shown!r} is not a constraint scope; use one of "
+            f"{', '.join(VALIDATOR_SCOPES)}{did_you_mean(str(word), VALIDATOR_SCOPES)}",
+            attr.span or node.span,
+        )
+    if word not in allowed:
+        raise fail(
+            f"constraint '{node.name}' of kind '{kind}' cannot be checked at scope '{word}'; "
+            f"its kind runs at: {', '.join(allowed)}",
+            attr.span or node.span,
+        )
+    return word
+
+
 def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     attrs = {a.key: a for a in node.attrs}
     kind_attr = attrs["kind"].values[0]
@@ -479,7 +505,7 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
                     f"not {' | '.join(p.type)}",
                     p.span,
                 )
-    scope = attrs.get("scope")
+    scope = _scope(attrs.get("scope"), kind, entry, node)
     message = attrs.get("message")
     if message is None:
         text = ""
@@ -494,9 +520,7 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
         name=node.name,
         kind=kind,
         dimension=_word(attrs.get("dimension"), env),
-        scope=scope.values[0].template.text
-        if scope is not None and scope.values[0].template
-        else "final",
+        scope=scope,
         params=tuple(params),
         message=text,
         gated_on=_strings(attrs.get("gated_on"), env),

@@ -1,31 +1,37 @@
 """Compile-time feasibility of a task's constraints (part of the solve stage).
 
-A task that carries constraints (CCTU's cases) gets a reference trajectory: its ground-truth
-calls round by round, then an answer composed to keep its response constraints. The trajectory is
-replayed through the runtime's own checker (`scn.runtime.constraints.Checker`); any violation
-is a compile error located at the task's generator, naming the constraint, the step and what broke.
-So every task that compiles is proved keepable, as CCTU's construction requires.
+A task that carries constraints gets a reference trajectory: its ground-truth calls round by
+round, then a final answer written by its constraint kinds (`reference.compose_answer`). The
+trajectory is replayed through the runtime's own checker (`scn.runtime.constraints.Checker`),
+which calls each kind's registered check; any violation is a compile error located at the
+constraint (else the task), naming the constraint, the step and what broke. So every task that
+compiles is proved keepable: no task asks for what no trajectory can give.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from scn.diagnostics import Collector
-from scn.runtime.constraints import CATEGORIES, Checker
+from scn.runtime.constraints import Checker, kinds
 from scn.runtime.reference import compose_answer, reference_actions, replay
 from scn.runtime.toolset import datatype_schemas
 from scn.scenario import GroundTruth, Scenario, TaskConstraint, TaskDef
 
 
-def constraint_record(c: TaskConstraint) -> dict[str, Any]:
-    """Return a task constraint as `tasks.jsonl` holds it (and the runtime reads it)."""
+def constraint_record(
+    c: TaskConstraint, registered: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Return a task constraint as `tasks.jsonl` holds it (and the runtime reads it); its
+    `category` is the one its kind registered (`registered`, by default the installed kinds)."""
+    entry = (kinds() if registered is None else registered).get(c.kind)
     return {
         "name": c.name,
         "kind": c.kind,
-        "category": CATEGORIES.get(c.kind, c.kind),
+        "category": getattr(entry, "category", "") or c.kind,
         "dimension": c.dimension,
         "scope": c.scope,
         "values": dict(c.values),
@@ -55,11 +61,14 @@ def with_references(
     truths: list[GroundTruth],
     records: dict[str, dict[str, str]],
     errors: Collector,
+    registered: Mapping[str, Any] | None = None,
 ) -> list[GroundTruth]:
-    """Return the truths, each task with constraints given its proved reference trajectory."""
+    """Return the truths, each task with constraints given its proved reference trajectory
+    (`registered`: the validator kinds by name, by default the installed plugins')."""
     tools, types = _context(scenario)
+    registered = kinds() if registered is None else registered
     return [
-        with_reference(task, truth, tools, types, records, errors)
+        with_reference(task, truth, tools, types, records, errors, registered)
         if task.constraints is not None
         else truth
         for task, truth in zip(scenario.tasks, truths, strict=True)
@@ -73,18 +82,20 @@ def with_reference(
     types: dict[str, Any],
     records: dict[str, dict[str, str]],
     errors: Collector,
+    registered: Mapping[str, Any] | None = None,
 ) -> GroundTruth:
     """Return `truth` with the task's reference trajectory, or record why it breaks a
     constraint in `errors`."""
     if not truth.reachable:
         return truth
     values = records.get(task.record, {})
-    constraints = [constraint_record(c) for c in task.constraints or ()]
+    constraints = [constraint_record(c, registered) for c in task.constraints or ()]
     layers = [list(layer) for layer in truth.layers] or [[t] for t in truth.path]
-    reply = compose_answer([values.get(g, "") for g in task.goals], constraints)
+    reply = compose_answer([values.get(g, "") for g in task.goals], constraints, registered)
     actions = reference_actions(layers, tools, values, types, reply)
     visible = list(task.tools) or list(tools)
-    problems = replay(Checker(constraints, types, visible), actions, tools)
+    checker = Checker(constraints, types, visible, registered=registered)
+    problems = replay(checker, actions, tools)
     if problems:
         step, v = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

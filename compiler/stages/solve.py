@@ -318,6 +318,7 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
             break
     errors.raise_if_errors(ScnSemanticError)
     if any(t.constraints is not None for t in scenario.tasks):
-        truths = feasible.with_references(scenario, truths, records, errors)
+        kinds = getattr(ctx.registry, "validator_kinds", None)
+        truths = feasible.with_references(scenario, truths, records, errors, kinds)
         errors.raise_if_errors(ScnSemanticError)
     return Solved(scenario, tuple(truths))

@@ -80,8 +80,12 @@ def emit_sandbox(solved: Any) -> dict[str, bytes]:
 
 @hookimpl
 def scn_register_validator_kinds(register: Any) -> None:
+    # Plan scope: the sandbox world (`world.World.check_plan`) judges the delivered plan and
+    # calls each check as `check(params, plan, query, db)`; the step checker never does.
     for name, (check, params, doc) in sorted(KINDS.items()):
-        register(name, params=params, check=check, doc=doc, optional=tuple(params))
+        register(
+            name, params=params, check=check, doc=doc, optional=tuple(params), scopes=("plan",)
+        )
 
 
 @hookimpl

@@ -1,4 +1,5 @@
-"""The `cctu` task generator: one CCTU-style case with its constraints drawn as section 3.2 does.
+"""The `cctu` task generator: one case of the CCTU benchmark (Ye et al., 2026) with its
+constraints drawn as the paper's section 3.2 does.
 
 A case has one of FTRL's four structures (`single_hop`, `parallel_single_hop`, `multi_hop`,
 `parallel_multi_hop`), drawn over the scenario's own typed tools: single-hop cases call tools that
@@ -21,10 +22,10 @@ then proves every case keepable by replaying its reference.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scn.evaluate import Record
-from scn.laws import seeded_rng
+if TYPE_CHECKING:
+    from scn.evaluate import Record
 
 SHAPES = ("single_hop", "parallel_single_hop", "multi_hop", "parallel_multi_hop")
 
@@ -184,6 +185,9 @@ def cctu(
     always: Any = ("rounds", "available_tools", "required_params", "param_types"),
 ) -> list[Record]:
     """Draw one case of `shape` with its constraints (see the module docstring)."""
+    from scn.evaluate import Record  # compile-side: imported when a case is drawn
+    from scn.laws import seeded_rng
+
     if shape not in SHAPES:
         raise ValueError(f"unknown shape {shape!r}; shapes: {', '.join(SHAPES)}")
     for decl in ctx.constraints:

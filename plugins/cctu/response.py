@@ -1,4 +1,5 @@
-"""Response checks (CCTU's fourth dimension): length, format and content of the final answer.
+"""The response dimension of the CCTU taxonomy (Ye et al., 2026): length, format and content of
+the final answer.
 
 They run on a final answer only; a failing answer is rejected and the agent answers again. The
 formats and content sub-kinds are defined by plain text rules (no model judges them), so that a
@@ -11,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from scn.runtime.calls import fmt, get, number, text_list
+from scn.runtime.calls import Event, fmt, get, number, text_list
 from scn.runtime.toolset import json_type
 
 #: Markdown constructs that make an answer Markdown (and keep it from being plain text).
@@ -30,11 +31,12 @@ _SEPARATOR_CELL = re.compile(r"^:?-+:?$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def check_response_length(params: Any, answer: str) -> list[str]:
+def check_response_length(params: Any, event: Event) -> list[str]:
     """The answer's length in `unit` (characters, CCTU's default, or words) is within [min, max].
 
     Surrounding whitespace is not counted (CCTU strips the answer first).
     """
+    answer = event.answer or ""
     unit = "words" if get(params, "unit") == "words" else "characters"
     text = answer.strip()
     size = len(text.split()) if unit == "words" else len(text)
@@ -99,7 +101,7 @@ def markdown_constructs(answer: str) -> list[str]:
     return found + (["table"] if table_problem(answer) is None else [])
 
 
-def check_response_format(params: Any, answer: str) -> list[str]:
+def check_response_format(params: Any, event: Event) -> list[str]:
     """The answer has the declared `format`; an unknown format cannot be checked and passes.
 
     - `json`: the whole answer (surrounding whitespace aside) is one JSON object with unique
@@ -110,6 +112,7 @@ def check_response_format(params: Any, answer: str) -> list[str]:
       are balanced (CCTU's relaxed Markdown rule).
     - `plain`: the answer uses none of those constructs.
     """
+    answer = event.answer or ""
     kind = get(params, "format")
     kind = kind.strip().lower() if isinstance(kind, str) else None
     if kind == "json":
@@ -153,7 +156,7 @@ def _word(value: Any) -> str | None:
     )
 
 
-def check_response_content(params: Any, answer: str) -> list[str]:
+def check_response_content(params: Any, event: Event) -> list[str]:
     """The answer contains what CCTU's content constraints require; each part is optional.
 
     - `must` (keywords): each phrase occurs, ignoring case.
@@ -166,6 +169,7 @@ def check_response_content(params: Any, answer: str) -> list[str]:
       one CJK character. Other values cannot be checked and pass.
     A malformed part (e.g. a list holding objects) is ignored: it cannot say what to require.
     """
+    answer = event.answer or ""
     out = []
     must = text_list(get(params, "must"))
     missing = [m for m in must or [] if m.lower() not in answer.lower()]
