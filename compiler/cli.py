@@ -21,9 +21,10 @@ import click
 
 from scn import __version__
 from scn.api import compile_source, load_registry, resolve_target
+from scn.bundle_format import read_bundle
 from scn.context import CompileContext
 from scn.diagnostics import ScnError, render_json, render_text
-from scn.emit.bundle import read_bundle, write_bundle
+from scn.emit.bundle import write_bundle
 from scn.emit.graphs import graph_dot, task_graph
 from scn.stages import STAGE_NAMES
 

@@ -12,15 +12,12 @@ import hashlib
 from typing import Any
 
 from scn import __version__
+from scn.bundle_format import BUNDLE_FORMAT, Bundle, dumps, dumps_lines, sha256
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
-from scn.emit.bundle import Bundle, dumps, dumps_lines, sha256
 from scn.emit.graphs import shape_json
 from scn.emit.stubs import emit_stubs
 from scn.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
-
-#: Version of the bundle layout; `scn run` refuses bundles of another major version.
-BUNDLE_FORMAT = "scn-bundle/1"
 
 _JSON_TYPES = {"number": "number", "bool": "boolean"}
 
