@@ -2,8 +2,11 @@
 
 `collect_registry(pm)` calls each plugin's implementation of each hook on its own (plugins in
 name order), handing it a `register` callback that validates every call on the spot. Problems are
-collected across all plugins and raised together as one `ScnPluginError`, each diagnostic naming
-the plugin at fault: a hook that raises, an invalid registration, a name registered twice.
+collected across all plugins, each diagnostic naming the plugin at fault: a hook that raises, an
+invalid registration, a name registered twice. Strict (the default), they are raised together as
+one `ScnPluginError`. Not strict (`load_registry()`, what the `scn` command uses), each plugin at
+fault is skipped as a whole, none of its registrations kept, and recorded in `Registry.broken`:
+one broken plugin must not stop the commands that do not need it.
 
 The result is immutable: every table is a read-only mapping sorted by name, and every entry
 records the `plugin` that registered it. Nothing here is global; call `collect_registry` again
@@ -24,7 +27,12 @@ from attrs import field, frozen
 
 from scn.diagnostics import Diagnostic, ScnPluginError
 from scn.plugins.hookspecs import HOOK_NAMES, VALIDATOR_PARAM_TYPES
-from scn.plugins.manager import check_plugins, make_plugin_manager
+from scn.plugins.manager import (
+    BrokenPlugin,
+    Problem,
+    find_problems,
+    make_plugin_manager,
+)
 
 # -- entries ----------------------------------------------------------------------------------
 
@@ -154,6 +162,17 @@ class Registry:
     emitters: Mapping[str, EmitterEntry] = _table()
     dialects: Mapping[str, DialectEntry] = _table()
     agents: Mapping[str, AgentEntry] = _table()
+    #: Plugins skipped because they failed to load or register (not a table of a hook).
+    broken: Mapping[str, BrokenPlugin] = field(factory=dict, converter=_readonly, kw_only=True)
+
+    def broken_note(self) -> str | None:
+        """Return a note naming the skipped plugins (what a failed lookup may be missing)."""
+        if not self.broken:
+            return None
+        listed = "; ".join(f"'{b.name}': {b.message}" for b in self.broken.values())
+        return (
+            f"plugins that failed to load were skipped, and what they provide is missing: {listed}"
+        )
 
 
 @frozen
@@ -493,23 +512,26 @@ _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
 }
 
 
-def collect_registry(pm: pluggy.PluginManager) -> Registry:
+def collect_registry(pm: pluggy.PluginManager, *, strict: bool = True) -> Registry:
     """Call every registry hook of every plugin in `pm` and return what they registered.
 
     Each plugin's implementation is called on its own, plugins sorted by name, so a failure is
     attributed to its plugin: `plugin 'x' failed in scn_register_domains: ValueError: ...`.
     Invalid registrations and names registered twice (by two plugins or one) are reported the
-    same way. All problems are raised together as one `ScnPluginError`; nothing partial is
-    returned. Also re-checks hook names (`check_plugins`) in case plugins were registered on
-    `pm` after it was made.
+    same way; of two plugins registering one name, the first by name keeps it. Also re-checks
+    hook names in case plugins were registered on `pm` after it was made.
+
+    Strict, all problems (and any plugin `pm` already skipped) are raised together as one
+    `ScnPluginError`; nothing partial is returned. Not strict, each plugin with a problem is
+    left out entirely, with all its registrations, and listed in the result's `broken`.
     """
-    check_plugins(pm)
-    problems: list[Diagnostic] = []
+    broken: dict[str, BrokenPlugin] = dict(getattr(pm, "broken", {}) or {})
+    problems: list[Problem] = [(name, _diag(m)) for name, b in broken.items() for m in b.problems]
+    problems.extend(find_problems(pm))
     first_cause: BaseException | None = None
-    tables: dict[str, dict[str, Any]] = {}
+    # plugin name -> table -> entries, before deciding which plugins are kept
+    staged: dict[str, dict[str, dict[str, Any]]] = {}
     for kind in KINDS:
-        table: dict[str, Any] = {}
-        tables[kind.table] = table
         caller = getattr(pm.hook, kind.hook, None)
         if caller is None or not caller.has_spec():
             raise ValueError(
@@ -520,62 +542,150 @@ def collect_registry(pm: pluggy.PluginManager) -> Registry:
         for plugin_name in sorted(plugins):
             plugin = plugins[plugin_name]
             others = [p for n, p in plugins.items() if n != plugin_name]
-            session = _Session(kind, plugin_name, plugin, table, problems)
+            table = staged.setdefault(plugin_name, {}).setdefault(kind.table, {})
+            found: list[Diagnostic] = []
+            session = _Session(kind, plugin_name, plugin, table, found)
             register = _REGISTER_FACTORIES[kind.hook](session)
             try:
                 results = pm.subset_hook_caller(kind.hook, remove_plugins=others)(register=register)
             except ScnPluginError as exc:
                 if not any(exc is raised for raised in session.raised):
-                    problems.extend(exc.diagnostics)
+                    found.extend(exc.diagnostics)
             except Exception as exc:
                 first_cause = first_cause or exc
-                problems.append(
-                    Diagnostic(
-                        f"plugin '{plugin_name}' failed in {kind.hook}: "
-                        f"{type(exc).__name__}: {exc}",
-                        code="plugin",
+                found.append(
+                    _diag(
+                        f"plugin '{plugin_name}' failed in {kind.hook}: {type(exc).__name__}: {exc}"
                     )
                 )
             else:
                 if results:
-                    problems.append(
-                        Diagnostic(
+                    found.append(
+                        _diag(
                             f"plugin '{plugin_name}' returned {results[0]!r} from {kind.hook}; "
-                            f"a registry hook must call register(...) and return None",
-                            code="plugin",
+                            f"a registry hook must call register(...) and return None"
                         )
                     )
             finally:
                 session.open = False
+            problems.extend((plugin_name, d) for d in found)
+    at_fault = {name for name, _ in problems if name is not None}
+    tables: dict[str, dict[str, Any]] = {kind.table: {} for kind in KINDS}
+    for plugin_name in sorted(staged):
+        if plugin_name in at_fault:
+            continue
+        clashes = [
+            _diag(
+                f"{kind.label} '{entry_name}' is registered twice in {kind.hook}: "
+                f"by plugin '{tables[kind.table][entry_name].plugin}' and by plugin "
+                f"'{plugin_name}'"
+            )
+            for kind in KINDS
+            for entry_name in staged[plugin_name].get(kind.table, {})
+            if entry_name in tables[kind.table]
+        ]
+        if clashes:
+            problems.extend((plugin_name, d) for d in clashes)
+            continue
+        for table_name, entries in staged[plugin_name].items():
+            tables[table_name].update(entries)
+    if strict and problems:
+        raise ScnPluginError(diagnostics=[d for _, d in problems]) from first_cause
     if problems:
-        raise ScnPluginError(diagnostics=problems) from first_cause
-    return Registry(**tables)
+        orphans = [d for name, d in problems if name is None]
+        if orphans:
+            raise ScnPluginError(diagnostics=orphans) from first_cause
+        by_plugin: dict[str, list[str]] = {}
+        for name, diagnostic in problems:
+            by_plugin.setdefault(name, []).append(diagnostic.message)  # type: ignore[arg-type]
+        origins = getattr(pm, "origins", {})
+        for name, messages in by_plugin.items():
+            distribution, version = origins.get(name, (None, None))
+            broken[name] = BrokenPlugin(
+                name=name,
+                problems=tuple(dict.fromkeys(messages)),
+                distribution=distribution,
+                version=version,
+            )
+    return Registry(**tables, broken=broken)
 
 
-def load_registry() -> Registry:
-    """Return `collect_registry(make_plugin_manager())`: every installed plugin's registrations."""
-    return collect_registry(make_plugin_manager())
+#: Problems already written to stderr by `load_registry`, so each is reported once per process.
+_REPORTED: set[str] = set()
 
 
-def plugin_summaries(pm: pluggy.PluginManager) -> list[dict[str, object]]:
-    """Describe each registered plugin for `scn plugins`, sorted by name.
+def load_registry(*, strict: bool = False, report: Callable[[str], None] | None = None) -> Registry:
+    """Return every installed plugin's registrations; skip (and report) the broken plugins.
+
+    Not strict (the default, what the `scn` command uses), a plugin that fails to import, to
+    validate or in a hook is left out and reported through `report` (default: one line on
+    stderr, once per process and plugin problem); the rest of the registry is complete. Strict,
+    it is `collect_registry(make_plugin_manager())`: any problem raises `ScnPluginError`.
+    """
+    pm = make_plugin_manager(strict=strict)
+    registry = collect_registry(pm, strict=strict)
+    for entry in registry.broken.values():
+        line = f"scn: warning: plugin {describe_origin(entry)} skipped: {entry.message}"
+        if report is not None:
+            report(line)
+        elif line not in _REPORTED:
+            _REPORTED.add(line)
+            print(line, file=sys.stderr)
+    return registry
+
+
+def describe_origin(entry: BrokenPlugin) -> str:
+    """Return `'name' (distribution d version v)`, as much of it as is known."""
+    if entry.distribution is None:
+        return f"'{entry.name}'"
+    version = f" {entry.version}" if entry.version else ""
+    return f"'{entry.name}' (distribution {entry.distribution}{version})"
+
+
+def _diag(message: str) -> Diagnostic:
+    return Diagnostic(message, code="plugin")
+
+
+def plugin_summaries(
+    pm: pluggy.PluginManager, registry: Registry | None = None
+) -> list[dict[str, object]]:
+    """Describe each plugin for `scn plugins`, sorted by name, broken ones included.
 
     Each dict has `name` (the entry-point or registration name), `distribution` and `version`
-    (from `importlib.metadata`, or None for a plugin not loaded from an entry point) and `hooks`
-    (the sorted names of the hooks it implements).
+    (from `importlib.metadata`, or None for a plugin not loaded from an entry point), `hooks`
+    (the sorted names of the hooks it implements), `registers` (hook name -> the sorted names it
+    registered there; empty without `registry`) and `error` (None, or why it was skipped).
     """
     distinfo = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
-    out: list[dict[str, object]] = []
-    for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: item[0]):
+    broken = dict(getattr(pm, "broken", {}) or {})
+    if registry is not None:
+        broken.update(registry.broken)
+    out: dict[str, dict[str, object]] = {}
+    for name, plugin in pm.list_name_plugin():
         if plugin is None:  # blocked
             continue
         dist = distinfo.get(id(plugin))
-        out.append(
-            {
-                "name": name,
-                "distribution": dist.project_name if dist is not None else None,
-                "version": dist.version if dist is not None else None,
-                "hooks": sorted(caller.name for caller in pm.get_hookcallers(plugin) or ()),
-            }
-        )
-    return out
+        registers: dict[str, list[str]] = {}
+        if registry is not None and name not in broken:
+            for kind in KINDS:
+                names = [n for n, e in getattr(registry, kind.table).items() if e.plugin == name]
+                if names:
+                    registers[kind.hook] = names
+        out[name] = {
+            "name": name,
+            "distribution": dist.project_name if dist is not None else None,
+            "version": dist.version if dist is not None else None,
+            "hooks": sorted(caller.name for caller in pm.get_hookcallers(plugin) or ()),
+            "registers": registers,
+            "error": None,
+        }
+    for name, entry in broken.items():
+        row = out.get(name) or {
+            "name": name,
+            "distribution": entry.distribution,
+            "version": entry.version,
+            "hooks": [],
+            "registers": {},
+        }
+        out[name] = {**row, "registers": {}, "error": entry.message}
+    return [out[name] for name in sorted(out)]
