@@ -170,9 +170,7 @@ class Registry:
         if not self.broken:
             return None
         listed = "; ".join(f"'{b.name}': {b.message}" for b in self.broken.values())
-        return (
-            f"plugins that failed to load were skipped, and what they provide is missing: {listed}"
-        )
+        return f"skipped plugins that failed to load (what they provide is missing): {listed}"
 
 
 @frozen

@@ -736,21 +736,27 @@ def test_hook_scn_register_agents(clean_env):
 # -- a real installed distribution ------------------------------------------------------------
 
 
-def test_installed_fixture_distribution_adds_its_domain(clean_env, tmp_path):
+@pytest.fixture(scope="module")
+def installed_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pip-install tests/fixtures/plugin_project into a fresh folder (not on sys.path)."""
     if importlib.util.find_spec("pip") is None:
         pytest.skip(f"pip is not installed for {sys.executable}; cannot install the fixture")
-    # Only this distribution, whatever else is installed.
-    clean_env.setenv("SCN_LOAD_PLUGINS", "demo")
-    with pytest.raises(ScnPluginError, match="names plugin 'demo'"):
-        make_plugin_manager()  # not installed yet
-
-    target = tmp_path / "site"
+    target = tmp_path_factory.mktemp("fixture") / "site"
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation"]
     command += ["--no-index", "--no-cache-dir", "--target", str(target), str(FIXTURE_PROJECT)]
     proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return target
 
+
+def test_installed_fixture_distribution_adds_its_domain(clean_env, installed_fixture):
+    # Only this distribution's working plugin, whatever else is installed.
+    clean_env.setenv("SCN_LOAD_PLUGINS", "demo")
+    with pytest.raises(ScnPluginError, match="names plugin 'demo'"):
+        make_plugin_manager()  # not installed yet (not on sys.path)
+
+    target = installed_fixture
     clean_env.syspath_prepend(str(target))
     try:
         pm = make_plugin_manager()
