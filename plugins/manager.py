@@ -67,7 +67,7 @@ class BrokenPlugin:
 
 
 #: A problem and the plugin it belongs to (None: it belongs to no plugin).
-Problem = tuple["str | None", Diagnostic]
+Problem = tuple[str | None, Diagnostic]
 
 
 class ScnPluginManager(pluggy.PluginManager):
@@ -120,17 +120,19 @@ def make_plugin_manager(
     if load_entrypoints:
         problems.extend(_load_entry_points(pm, _selected_names()))
     for name in sorted(plugins or {}):
+        # A name already taken belongs to the plugin that took it: not this one's fault alone.
+        owner = None if pm.get_plugin(name) is not None else name
         try:
             register_plugin(pm, plugins[name], name)  # type: ignore[index]
         except ScnPluginError as exc:
-            problems.extend((name, d) for d in exc.diagnostics)
+            problems.extend((owner, d) for d in exc.diagnostics)
     problems.extend(_check(pm))
-    settle(pm, problems, strict=strict)
+    _settle(pm, problems, strict=strict)
     _check_pending(pm)
     return pm
 
 
-def settle(pm: ScnPluginManager, problems: Sequence[Problem], *, strict: bool) -> None:
+def _settle(pm: ScnPluginManager, problems: Sequence[Problem], *, strict: bool) -> None:
     """Raise `problems` (strict) or skip each plugin they belong to (raising only the rest)."""
     if not problems:
         return
