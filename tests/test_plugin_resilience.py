@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 import types
@@ -332,3 +333,15 @@ def test_scn_plugins_lists_hooks_registrations_and_broken_plugins(installed_fixt
     assert text.returncode == 0, text.stderr
     assert "demo  (scn-demo-domain 0.1.0)\n    scn_register_domains: demo\n" in text.stdout
     assert "demo_broken  (scn-demo-domain 0.1.0)  BROKEN\n    error: cannot load" in text.stdout
+
+
+def test_the_compiler_reads_the_registry_through_its_typed_fields():
+    """`getattr(registry, "x", {})` turned a typo into an empty table; it must not come back."""
+    pattern = re.compile(r"getattr\(\s*[\w.]*registry\b")
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in sorted((REPO / "compiler").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if pattern.search(line)
+    ]
+    assert offenders == []
