@@ -9,8 +9,12 @@ fault is skipped as a whole, none of its registrations kept, and recorded in `Re
 one broken plugin must not stop the commands that do not need it.
 
 The result is immutable: every table is a read-only mapping sorted by name, and every entry
-records the `plugin` that registered it. Nothing here is global; call `collect_registry` again
-(or `load_registry()`) for a fresh one.
+records the `plugin` that registered it. Nothing here is global (but the memory of which
+warnings `load_registry` already printed); call `collect_registry` again for a fresh one.
+
+A hook kind is one block in each of four places here: its `@frozen` entry class, its `Registry`
+table, its `_Kind` row and its `register` factory (named in `_REGISTER_FACTORIES`). The calling
+itself, the same for every kind, is `scn.plugins.collect`.
 """
 
 from __future__ import annotations
