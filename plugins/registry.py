@@ -155,14 +155,6 @@ def _table() -> Any:
 class Registry:
     """Everything the plugins registered, one read-only mapping (sorted by name) per kind."""
 
-    domains: Mapping[str, DomainEntry] = _table()
-    cost_laws: Mapping[str, CostLawEntry] = _table()
-    validator_kinds: Mapping[str, ValidatorKindEntry] = _table()
-    blocker_effects: Mapping[str, BlockerEffectEntry] = _table()
-    generators: Mapping[str, GeneratorEntry] = _table()
-    emitters: Mapping[str, EmitterEntry] = _table()
-    dialects: Mapping[str, DialectEntry] = _table()
-    agents: Mapping[str, AgentEntry] = _table()
     #: Plugins skipped because they failed to load or register (not a table of a hook).
     broken: Mapping[str, BrokenPlugin] = field(factory=dict, converter=_readonly, kw_only=True)
 
@@ -172,6 +164,16 @@ class Registry:
             return None
         listed = "; ".join(f"'{b.name}': {b.message}" for b in self.broken.values())
         return f"skipped plugins that failed to load (what they provide is missing): {listed}"
+
+    # -- one table per hook kind (in KINDS order) --
+    domains: Mapping[str, DomainEntry] = _table()
+    cost_laws: Mapping[str, CostLawEntry] = _table()
+    validator_kinds: Mapping[str, ValidatorKindEntry] = _table()
+    blocker_effects: Mapping[str, BlockerEffectEntry] = _table()
+    generators: Mapping[str, GeneratorEntry] = _table()
+    emitters: Mapping[str, EmitterEntry] = _table()
+    dialects: Mapping[str, DialectEntry] = _table()
+    agents: Mapping[str, AgentEntry] = _table()
 
 
 #: Each registry hook, the `Registry` field it fills and how messages call one entry.
