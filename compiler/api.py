@@ -11,24 +11,31 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scn.context import CompileContext
-from scn.diagnostics import ScnError
+from scn.diagnostics import Diagnostic, ScnError
 from scn.emit.bundle import Bundle
 from scn.parse import paused_gc
 from scn.source import SourceFile
 from scn.stages import STAGES, run_stages
 
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
-def load_registry() -> Any:
-    """Build the plugin registry from installed entry points (fresh each call)."""
+
+def load_registry(*, strict: bool = False) -> Registry:
+    """Build the plugin registry from installed entry points (fresh each call).
+
+    Not strict (the default), a plugin that fails to load is reported once on stderr and left
+    out (its name is in `registry.broken`); strict, it raises `ScnPluginError`.
+    """
     from scn.plugins.registry import load_registry as _load
 
-    return _load()
+    return _load(strict=strict)
 
 
-def resolve_target(target: str, registry: Any) -> SourceFile:
+def resolve_target(target: str, registry: Registry) -> SourceFile:
     """Return the source of a compile target: a file path, `-` for stdin, or `DOMAIN[/SCENARIO]`.
 
     Raises:
@@ -45,14 +52,16 @@ def resolve_target(target: str, registry: Any) -> SourceFile:
         except (OSError, UnicodeDecodeError) as e:
             raise ScnError(f"cannot read {target}: {e}", path=target, code="usage") from None
     domain, _, scenario = target.partition("/")
-    domains = getattr(registry, "domains", {})
+    domains = registry.domains
     entry = domains.get(domain)
     if entry is None:
         known = ", ".join(sorted(domains)) or "none"
+        note = registry.broken_note()
+        message = f"'{target}' is neither a file nor a registered domain (domains: {known})"
         raise ScnError(
-            f"'{target}' is neither a file nor a registered domain (domains: {known})",
-            path=target,
-            code="usage",
+            diagnostics=[
+                Diagnostic(message, path=target, code="usage", notes=(note,) if note else ())
+            ]
         )
     name = scenario or entry.default
     if name not in entry.scenarios:
@@ -68,7 +77,7 @@ def resolve_target(target: str, registry: Any) -> SourceFile:
 def compile_source(
     source: SourceFile,
     *,
-    registry: Any = None,
+    registry: Registry | None = None,
     seed: int = 42,
     overrides: Mapping[str, str] | None = None,
     until: str = "verify",

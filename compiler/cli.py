@@ -15,17 +15,21 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from scn import __version__
 from scn.api import compile_source, load_registry, resolve_target
+from scn.bundle_format import read_bundle
 from scn.context import CompileContext
-from scn.diagnostics import ScnError, render_json, render_text
-from scn.emit.bundle import read_bundle, write_bundle
+from scn.diagnostics import Diagnostic, ScnError, Severity, render_json, render_text
+from scn.emit.bundle import write_bundle
 from scn.emit.graphs import graph_dot, task_graph
 from scn.stages import STAGE_NAMES
+
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
 EXIT_OK = 0
 EXIT_INPUT = 2  #: bad input: a .scn file, a bundle, an argument
@@ -51,17 +55,31 @@ def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
 
 
 class _Reporter:
-    """Renders diagnostics in the chosen format, with the sources read so far."""
+    """Renders diagnostics in the chosen format, with the sources read so far.
+
+    Once the command has loaded the plugin registry, an error also names the plugins that were
+    skipped because they failed to load: what the command missed may be theirs.
+    """
 
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
         self.sources: dict[str, Any] = {}
+        self.registry: Registry | None = None
+
+    def load_registry(self) -> Registry:
+        """Load the registry (broken plugins are reported once and skipped) and remember it."""
+        self.registry = load_registry()
+        return self.registry
 
     def report(self, error: ScnError) -> None:
+        diagnostics = list(error.diagnostics)
+        note = self.registry.broken_note() if self.registry is not None else None
+        if note and not any(note in d.notes for d in diagnostics):
+            diagnostics.append(Diagnostic(note, severity=Severity.NOTE, code="plugin"))
         if self.fmt == "json":
-            click.echo(render_json(error.diagnostics), err=True, nl=False)
+            click.echo(render_json(diagnostics), err=True, nl=False)
         else:
-            click.echo(render_text(error.diagnostics, self.sources), err=True, nl=False)
+            click.echo(render_text(diagnostics, self.sources), err=True, nl=False)
 
 
 @contextmanager
@@ -159,7 +177,7 @@ def check(
     reporter = _Reporter(diagnostics_format)
     failed = 0
     with _boundary(reporter):
-        registry = load_registry()
+        registry = reporter.load_registry()
         overrides = _parse_sets(sets)
     for target in targets:
         ctx = CompileContext(registry, seed, overrides, sources=reporter.sources)
@@ -207,7 +225,7 @@ def compile_cmd(
     if emit_stage is None and out is None:
         raise click.UsageError("give -o DIR to write a bundle, or --emit STAGE to print a stage")
     with _boundary(reporter):
-        registry = load_registry()
+        registry = reporter.load_registry()
         ctx = CompileContext(registry, seed, _parse_sets(sets), sources=reporter.sources)
         source = resolve_target(target, registry)
         if emit_stage is not None:
@@ -235,8 +253,9 @@ def compile_cmd(
 @diagnostics_option
 def domains(diagnostics_format: str) -> None:
     """List registered domains, their scenarios, and the plugin each came from."""
-    with _boundary(_Reporter(diagnostics_format)):
-        registry = load_registry()
+    reporter = _Reporter(diagnostics_format)
+    with _boundary(reporter):
+        registry = reporter.load_registry()
         for name, entry in sorted(registry.domains.items()):
             click.echo(f"{name}  (plugin {entry.plugin}; {entry.path})")
             if entry.description:
@@ -247,16 +266,34 @@ def domains(diagnostics_format: str) -> None:
 
 
 @main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
 @diagnostics_option
-def plugins(diagnostics_format: str) -> None:
-    """List loaded plugins with their versions and the hooks they implement."""
+def plugins(as_json: bool, diagnostics_format: str) -> None:
+    """List plugins: distribution, version, hooks and what each registers; broken ones too.
+
+    A plugin that failed to load is listed with its error (and skipped by every other command);
+    the exit status is still 0, since listing them is what this command is for.
+    """
     from scn.plugins.manager import make_plugin_manager
-    from scn.plugins.registry import plugin_summaries
+    from scn.plugins.registry import collect_registry, plugin_summaries
 
     with _boundary(_Reporter(diagnostics_format)):
-        for row in plugin_summaries(make_plugin_manager()):
-            version = f" {row['version']}" if row.get("version") else ""
-            click.echo(f"{row['name']}{version}: {', '.join(row['hooks'])}")
+        pm = make_plugin_manager(strict=False)
+        rows = plugin_summaries(pm, collect_registry(pm, strict=False))
+        if as_json:
+            click.echo(json.dumps(rows, indent=2, sort_keys=True))
+            return
+        for row in rows:
+            origin = " ".join(str(row[k]) for k in ("distribution", "version") if row.get(k))
+            status = "  BROKEN" if row["error"] else ""
+            click.echo(f"{row['name']}  ({origin or 'no distribution'}){status}")
+            if row["error"]:
+                click.echo(f"    error: {row['error']}")
+                continue
+            registers: dict[str, list[str]] = row["registers"]  # type: ignore[assignment]
+            for hook in row["hooks"]:  # type: ignore[attr-defined]
+                names = ", ".join(registers.get(hook, ())) or "(nothing)"
+                click.echo(f"    {hook}: {names}")
 
 
 @main.command()
@@ -413,7 +450,8 @@ def run(
     from scn.runtime.parallel import run_concurrent
     from scn.runtime.run import run_defaults
 
-    with _boundary(_Reporter(diagnostics_format)):
+    reporter = _Reporter(diagnostics_format)
+    with _boundary(reporter):
         if max_steps is not None and max_steps < 1:
             raise ScnError("--max-steps must be at least 1", path="--max-steps", code="usage")
         if concurrency < 1:
@@ -430,7 +468,7 @@ def run(
             )
             factory: Callable[[], Any] = lambda: make_agent()  # noqa: E731
         else:
-            registry = load_registry()
+            registry = reporter.load_registry()
             entry = registry.agents.get(agent_name)
             if entry is None:
                 raise ScnError(

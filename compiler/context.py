@@ -7,9 +7,12 @@ what the next one sees.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
+
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
 
 @frozen
@@ -23,7 +26,7 @@ class CompileContext:
         overrides: `--set name=value` pairs, as text; `expand` parses them by the parameter's type.
     """
 
-    registry: Any
+    registry: Registry
     seed: int = 42
     overrides: Mapping[str, str] = field(factory=dict)
     #: Every source file read so far, by name: only for rendering diagnostics and hashing specs.

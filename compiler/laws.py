@@ -13,7 +13,7 @@ import math
 import random
 import struct
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -31,6 +31,9 @@ from scn.evaluate import (
     _arith as arith,
 )
 from scn.scenario import LawDef, LawOpDef
+
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
 #: Seed parts used when a scenario declares no `seed` rule for a quantity.
 DEFAULT_SEED_PARTS = ("global", "tool")
@@ -180,10 +183,10 @@ def law_functions() -> dict[str, Any]:
     }
 
 
-def distributions_from(registry: Any) -> dict[str, Distribution]:
+def distributions_from(registry: Registry) -> dict[str, Distribution]:
     """Return the random families the registry offers, as evaluator `Distribution`s."""
     out = {}
-    for name, entry in sorted(getattr(registry, "cost_laws", {}).items()):
+    for name, entry in sorted(registry.cost_laws.items()):
         out[name] = Distribution(name, entry.sampler, tuple(entry.arity), entry.plugin)
     return out
 

@@ -13,9 +13,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scn.api import compile_target, load_registry
 from scn.emit.bundle import Bundle, write_bundle
+
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent / "generated"
 
@@ -25,7 +29,7 @@ def configured(root: Path = ROOT) -> list[dict[str, object]]:
     return json.loads((root / "bundles.json").read_text(encoding="utf-8"))
 
 
-def build(entry: dict[str, object], registry: object) -> Bundle:
+def build(entry: dict[str, object], registry: Registry) -> Bundle:
     """Compile one configured bundle in memory."""
     sets = {str(k): str(v) for k, v in dict(entry.get("set", {})).items()}  # type: ignore[arg-type]
     return compile_target(

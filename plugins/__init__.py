@@ -17,9 +17,14 @@ and the module implements one or more hooks::
     def scn_register_domains(register):
         register("warehouse", Path(__file__).parent / "scenarios")
 
-`scn.plugins.manager.make_plugin_manager()` loads every entry point of the `scn` group and checks the
-hook names; `scn.plugins.registry.collect_registry(pm)` calls the hooks and returns one immutable
-`Registry`. This module is deliberately tiny so that importing `hookimpl` costs nothing.
+(``from scn import hookimpl`` is the same marker.) The distribution to depend on is
+``scn-compiler``: ``dependencies = ["scn-compiler"]`` (it imports as ``scn``).
+
+`scn.plugins.manager.make_plugin_manager()` loads every entry point of the `scn` group and checks
+the hook names; `scn.plugins.registry.collect_registry(pm)` calls the hooks and returns one
+immutable `Registry`. A plugin that fails to load is reported by name and skipped by the `scn`
+command (`scn plugins` lists it with its error). This module is deliberately tiny so that
+importing `hookimpl` costs nothing.
 """
 
 from __future__ import annotations

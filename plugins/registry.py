@@ -2,12 +2,19 @@
 
 `collect_registry(pm)` calls each plugin's implementation of each hook on its own (plugins in
 name order), handing it a `register` callback that validates every call on the spot. Problems are
-collected across all plugins and raised together as one `ScnPluginError`, each diagnostic naming
-the plugin at fault: a hook that raises, an invalid registration, a name registered twice.
+collected across all plugins, each diagnostic naming the plugin at fault: a hook that raises, an
+invalid registration, a name registered twice. Strict (the default), they are raised together as
+one `ScnPluginError`. Not strict (`load_registry()`, what the `scn` command uses), each plugin at
+fault is skipped as a whole, none of its registrations kept, and recorded in `Registry.broken`:
+one broken plugin must not stop the commands that do not need it.
 
 The result is immutable: every table is a read-only mapping sorted by name, and every entry
-records the `plugin` that registered it. Nothing here is global; call `collect_registry` again
-(or `load_registry()`) for a fresh one.
+records the `plugin` that registered it. Nothing here is global (but the memory of which
+warnings `load_registry` already printed); call `collect_registry` again for a fresh one.
+
+A hook kind is one block in each of four places here: its `@frozen` entry class, its `Registry`
+table, its `_Kind` row and its `register` factory (named in `_REGISTER_FACTORIES`). The calling
+itself, the same for every kind, is `scn.plugins.collect`.
 """
 
 from __future__ import annotations
@@ -22,14 +29,16 @@ from typing import Any, TypeVar
 import pluggy
 from attrs import field, frozen
 
-from scn.diagnostics import Diagnostic, ScnPluginError
+from scn.plugins.collect import Kind as _Kind
+from scn.plugins.collect import Session as _Session
+from scn.plugins.collect import collect_tables
 from scn.plugins.hookspecs import (
     HOOK_NAMES,
     VALIDATOR_MOMENTS,
     VALIDATOR_PARAM_TYPES,
     VALIDATOR_SCOPES,
 )
-from scn.plugins.manager import check_plugins, make_plugin_manager
+from scn.plugins.manager import BrokenPlugin, make_plugin_manager
 
 # -- entries ----------------------------------------------------------------------------------
 
@@ -159,6 +168,17 @@ def _table() -> Any:
 class Registry:
     """Everything the plugins registered, one read-only mapping (sorted by name) per kind."""
 
+    #: Plugins skipped because they failed to load or register (not a table of a hook).
+    broken: Mapping[str, BrokenPlugin] = field(factory=dict, converter=_readonly, kw_only=True)
+
+    def broken_note(self) -> str | None:
+        """Return a note naming the skipped plugins (what a failed lookup may be missing)."""
+        if not self.broken:
+            return None
+        listed = "; ".join(f"'{b.name}': {b.message}" for b in self.broken.values())
+        return f"skipped plugins that failed to load (what they provide is missing): {listed}"
+
+    # -- one table per hook kind (in KINDS order) --
     domains: Mapping[str, DomainEntry] = _table()
     cost_laws: Mapping[str, CostLawEntry] = _table()
     validator_kinds: Mapping[str, ValidatorKindEntry] = _table()
@@ -167,13 +187,6 @@ class Registry:
     emitters: Mapping[str, EmitterEntry] = _table()
     dialects: Mapping[str, DialectEntry] = _table()
     agents: Mapping[str, AgentEntry] = _table()
-
-
-@frozen
-class _Kind:
-    hook: str  #: the hook name
-    table: str  #: the Registry attribute
-    label: str  #: how one entry is called in messages
 
 
 #: Each registry hook, the `Registry` field it fills and how messages call one entry.
@@ -190,76 +203,7 @@ KINDS: tuple[_Kind, ...] = (
 assert tuple(k.hook for k in KINDS) == HOOK_NAMES
 
 
-# -- collecting -------------------------------------------------------------------------------
-
-
-class _Session:
-    """The `register` callback's state for one plugin's call of one hook."""
-
-    def __init__(
-        self,
-        kind: _Kind,
-        plugin_name: str,
-        plugin: object,
-        table: dict[str, Any],
-        problems: list[Diagnostic],
-    ) -> None:
-        self.kind = kind
-        self.plugin_name = plugin_name
-        self.plugin = plugin
-        self.table = table
-        self.problems = problems
-        self.raised: list[ScnPluginError] = []
-        self.open = True
-
-    def fail(self, name: object, problem: str) -> ScnPluginError:
-        """Record an invalid registration and return the error for `register` to raise."""
-        what = f"{self.kind.label} {name!r}" if isinstance(name, str) and name else self.kind.label
-        error = ScnPluginError(
-            f"plugin '{self.plugin_name}' registered an invalid {what} in {self.kind.hook}: "
-            f"{problem}"
-        )
-        self.raised.append(error)
-        self.problems.extend(error.diagnostics)
-        return error
-
-    def begin(self, name: object) -> str:
-        """Check the callback may be called now and that `name` is a valid name."""
-        if not self.open:
-            raise self.fail(
-                name, "register() was called after the hook returned; call it inside the hook"
-            )
-        if not isinstance(name, str):
-            raise self.fail(None, f"the name must be a str, not {type(name).__name__}")
-        if not name or name != name.strip():
-            raise self.fail(None, f"the name {name!r} is empty or has surrounding whitespace")
-        return name
-
-    def text(self, name: str, what: str, value: object) -> str:
-        if not isinstance(value, str):
-            raise self.fail(name, f"{what} must be a str, not {type(value).__name__}")
-        return value
-
-    def function(self, name: str, what: str, value: object, *, optional: bool = False) -> Any:
-        if value is None and optional:
-            return None
-        if not callable(value):
-            raise self.fail(name, f"{what} must be callable, got {value!r}")
-        return value
-
-    def add(self, entry: Any) -> None:
-        """Store `entry`, or record a duplicate naming both plugins (the first one wins)."""
-        previous = self.table.get(entry.name)
-        if previous is None:
-            self.table[entry.name] = entry
-            return
-        self.problems.append(
-            Diagnostic(
-                f"{self.kind.label} '{entry.name}' is registered twice in {self.kind.hook}: "
-                f"by plugin '{previous.plugin}' and by plugin '{entry.plugin}'",
-                code="plugin",
-            )
-        )
+# -- the register callbacks, one factory per hook (the calling is in scn.plugins.collect) -----
 
 
 def _plugin_dir(plugin: object) -> Path:
@@ -536,89 +480,95 @@ _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
 }
 
 
-def collect_registry(pm: pluggy.PluginManager) -> Registry:
+def collect_registry(pm: pluggy.PluginManager, *, strict: bool = True) -> Registry:
     """Call every registry hook of every plugin in `pm` and return what they registered.
 
     Each plugin's implementation is called on its own, plugins sorted by name, so a failure is
     attributed to its plugin: `plugin 'x' failed in scn_register_domains: ValueError: ...`.
     Invalid registrations and names registered twice (by two plugins or one) are reported the
-    same way. All problems are raised together as one `ScnPluginError`; nothing partial is
-    returned. Also re-checks hook names (`check_plugins`) in case plugins were registered on
-    `pm` after it was made.
+    same way; of two plugins registering one name, the first by name keeps it. Also re-checks
+    hook names in case plugins were registered on `pm` after it was made.
+
+    Strict, all problems (and any plugin `pm` already skipped) are raised together as one
+    `ScnPluginError`; nothing partial is returned. Not strict, each plugin with a problem is
+    left out entirely, with all its registrations, and listed in the result's `broken`.
     """
-    check_plugins(pm)
-    problems: list[Diagnostic] = []
-    first_cause: BaseException | None = None
-    tables: dict[str, dict[str, Any]] = {}
-    for kind in KINDS:
-        table: dict[str, Any] = {}
-        tables[kind.table] = table
-        caller = getattr(pm.hook, kind.hook, None)
-        if caller is None or not caller.has_spec():
-            raise ValueError(
-                f"plugin manager has no hookspec {kind.hook}; build it with make_plugin_manager()"
-            )
-        impls = caller.get_hookimpls()
-        plugins = {impl.plugin_name: impl.plugin for impl in impls}
-        for plugin_name in sorted(plugins):
-            plugin = plugins[plugin_name]
-            others = [p for n, p in plugins.items() if n != plugin_name]
-            session = _Session(kind, plugin_name, plugin, table, problems)
-            register = _REGISTER_FACTORIES[kind.hook](session)
-            try:
-                results = pm.subset_hook_caller(kind.hook, remove_plugins=others)(register=register)
-            except ScnPluginError as exc:
-                if not any(exc is raised for raised in session.raised):
-                    problems.extend(exc.diagnostics)
-            except Exception as exc:
-                first_cause = first_cause or exc
-                problems.append(
-                    Diagnostic(
-                        f"plugin '{plugin_name}' failed in {kind.hook}: "
-                        f"{type(exc).__name__}: {exc}",
-                        code="plugin",
-                    )
-                )
-            else:
-                if results:
-                    problems.append(
-                        Diagnostic(
-                            f"plugin '{plugin_name}' returned {results[0]!r} from {kind.hook}; "
-                            f"a registry hook must call register(...) and return None",
-                            code="plugin",
-                        )
-                    )
-            finally:
-                session.open = False
-    if problems:
-        raise ScnPluginError(diagnostics=problems) from first_cause
-    return Registry(**tables)
+    tables, broken = collect_tables(pm, KINDS, _REGISTER_FACTORIES, strict=strict)
+    return Registry(**tables, broken=broken)
 
 
-def load_registry() -> Registry:
-    """Return `collect_registry(make_plugin_manager())`: every installed plugin's registrations."""
-    return collect_registry(make_plugin_manager())
+#: Problems already written to stderr by `load_registry`, so each is reported once per process.
+_REPORTED: set[str] = set()
 
 
-def plugin_summaries(pm: pluggy.PluginManager) -> list[dict[str, object]]:
-    """Describe each registered plugin for `scn plugins`, sorted by name.
+def load_registry(*, strict: bool = False, report: Callable[[str], None] | None = None) -> Registry:
+    """Return every installed plugin's registrations; skip (and report) the broken plugins.
+
+    Not strict (the default, what the `scn` command uses), a plugin that fails to import, to
+    validate or in a hook is left out and reported through `report` (default: one line on
+    stderr, once per process and plugin problem); the rest of the registry is complete. Strict,
+    it is `collect_registry(make_plugin_manager())`: any problem raises `ScnPluginError`.
+    """
+    pm = make_plugin_manager(strict=strict)
+    registry = collect_registry(pm, strict=strict)
+    for entry in registry.broken.values():
+        line = f"scn: warning: plugin {describe_origin(entry)} skipped: {entry.message}"
+        if report is not None:
+            report(line)
+        elif line not in _REPORTED:
+            _REPORTED.add(line)
+            print(line, file=sys.stderr)
+    return registry
+
+
+def describe_origin(entry: BrokenPlugin) -> str:
+    """Return `'name' (distribution d version v)`, as much of it as is known."""
+    if entry.distribution is None:
+        return f"'{entry.name}'"
+    version = f" {entry.version}" if entry.version else ""
+    return f"'{entry.name}' (distribution {entry.distribution}{version})"
+
+
+def plugin_summaries(
+    pm: pluggy.PluginManager, registry: Registry | None = None
+) -> list[dict[str, object]]:
+    """Describe each plugin for `scn plugins`, sorted by name, broken ones included.
 
     Each dict has `name` (the entry-point or registration name), `distribution` and `version`
-    (from `importlib.metadata`, or None for a plugin not loaded from an entry point) and `hooks`
-    (the sorted names of the hooks it implements).
+    (from `importlib.metadata`, or None for a plugin not loaded from an entry point), `hooks`
+    (the sorted names of the hooks it implements), `registers` (hook name -> the sorted names it
+    registered there; empty without `registry`) and `error` (None, or why it was skipped).
     """
     distinfo = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
-    out: list[dict[str, object]] = []
-    for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: item[0]):
+    broken = dict(getattr(pm, "broken", {}) or {})
+    if registry is not None:
+        broken.update(registry.broken)
+    out: dict[str, dict[str, object]] = {}
+    for name, plugin in pm.list_name_plugin():
         if plugin is None:  # blocked
             continue
         dist = distinfo.get(id(plugin))
-        out.append(
-            {
-                "name": name,
-                "distribution": dist.project_name if dist is not None else None,
-                "version": dist.version if dist is not None else None,
-                "hooks": sorted(caller.name for caller in pm.get_hookcallers(plugin) or ()),
-            }
-        )
-    return out
+        registers: dict[str, list[str]] = {}
+        if registry is not None and name not in broken:
+            for kind in KINDS:
+                names = [n for n, e in getattr(registry, kind.table).items() if e.plugin == name]
+                if names:
+                    registers[kind.hook] = names
+        out[name] = {
+            "name": name,
+            "distribution": dist.project_name if dist is not None else None,
+            "version": dist.version if dist is not None else None,
+            "hooks": sorted(caller.name for caller in pm.get_hookcallers(plugin) or ()),
+            "registers": registers,
+            "error": None,
+        }
+    for name, entry in broken.items():
+        row = out.get(name) or {
+            "name": name,
+            "distribution": entry.distribution,
+            "version": entry.version,
+            "hooks": [],
+            "registers": {},
+        }
+        out[name] = {**row, "registers": {}, "error": entry.message}
+    return [out[name] for name in sorted(out)]

@@ -158,7 +158,10 @@ def test_every_hookspec_is_documented_and_has_a_test():
     specs = _spec_functions()
     assert sorted(specs) == sorted(hookspecs.HOOK_NAMES)
     assert [kind.hook for kind in KINDS] == list(hookspecs.HOOK_NAMES)
-    assert [kind.table for kind in KINDS] == [a.name for a in attrs.fields(Registry)]
+    # Every Registry field is a hook's table, except `broken` (the plugins that were skipped).
+    tables = [a.name for a in attrs.fields(Registry) if a.name != "broken"]
+    assert [kind.table for kind in KINDS] == tables
+    assert [a.name for a in attrs.fields(Registry)].count("broken") == 1
     for name, fn in specs.items():
         assert name.startswith("scn_register_"), name
         assert list(inspect.signature(fn).parameters) == ["register"], name
@@ -192,21 +195,26 @@ def test_entry_point_plugins_are_discovered_and_summarised(fake_dists, tmp_path)
     )
     pm = make_plugin_manager()
     assert pm.get_plugin("alpha") is alpha and pm.get_plugin("beta") is beta
-    assert plugin_summaries(pm) == [
+    registry = collect_registry(pm)
+    assert plugin_summaries(pm, registry) == [
         {
             "name": "alpha",
             "distribution": "scn-alpha",
             "version": "1.2.3",
             "hooks": ["scn_register_domains"],
+            "registers": {"scn_register_domains": ["alpha"]},
+            "error": None,
         },
         {
             "name": "beta",
             "distribution": "scn-beta",
             "version": "0.4",
             "hooks": ["scn_register_cost_laws"],
+            "registers": {"scn_register_cost_laws": ["uniform"]},
+            "error": None,
         },
     ]
-    registry = collect_registry(pm)
+    assert [row["registers"] for row in plugin_summaries(pm)] == [{}, {}]
     assert registry.domains["alpha"].plugin == "alpha"
     assert registry.cost_laws["uniform"].plugin == "beta"
 
@@ -728,21 +736,27 @@ def test_hook_scn_register_agents(clean_env):
 # -- a real installed distribution ------------------------------------------------------------
 
 
-def test_installed_fixture_distribution_adds_its_domain(clean_env, tmp_path):
+@pytest.fixture(scope="module")
+def installed_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pip-install tests/fixtures/plugin_project into a fresh folder (not on sys.path)."""
     if importlib.util.find_spec("pip") is None:
         pytest.skip(f"pip is not installed for {sys.executable}; cannot install the fixture")
-    # Only this distribution, whatever else is installed.
-    clean_env.setenv("SCN_LOAD_PLUGINS", "demo")
-    with pytest.raises(ScnPluginError, match="names plugin 'demo'"):
-        make_plugin_manager()  # not installed yet
-
-    target = tmp_path / "site"
+    target = tmp_path_factory.mktemp("fixture") / "site"
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation"]
     command += ["--no-index", "--no-cache-dir", "--target", str(target), str(FIXTURE_PROJECT)]
     proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return target
 
+
+def test_installed_fixture_distribution_adds_its_domain(clean_env, installed_fixture):
+    # Only this distribution's working plugin, whatever else is installed.
+    clean_env.setenv("SCN_LOAD_PLUGINS", "demo")
+    with pytest.raises(ScnPluginError, match="names plugin 'demo'"):
+        make_plugin_manager()  # not installed yet (not on sys.path)
+
+    target = installed_fixture
     clean_env.syspath_prepend(str(target))
     try:
         pm = make_plugin_manager()
@@ -755,12 +769,14 @@ def test_installed_fixture_distribution_adds_its_domain(clean_env, tmp_path):
         assert demo.default == "demo"
         assert demo.description == "A demo domain from an installed third-party distribution"
         assert demo.scenarios["demo"].read_text(encoding="utf-8").startswith("# demo scenario")
-        assert plugin_summaries(pm) == [
+        assert plugin_summaries(pm, registry) == [
             {
                 "name": "demo",
                 "distribution": "scn-demo-domain",
                 "version": "0.1.0",
                 "hooks": ["scn_register_domains"],
+                "registers": {"scn_register_domains": ["demo"]},
+                "error": None,
             }
         ]
     finally:

@@ -14,11 +14,9 @@ from typing import Any
 
 from attrs import define
 
+from scn.bundle_format import check_format, load_stubs, read_bundle, sha256
 from scn.diagnostics import ScnDataError
-from scn.emit.bundle import read_bundle, sha256
 from scn.runtime import world
-from scn.stages.emit import BUNDLE_FORMAT
-from scn.stages.verify import load_stubs
 
 
 @define
@@ -45,14 +43,7 @@ class LoadedBundle:
         root = Path(root)
         files = read_bundle(root)
         manifest = json.loads(files.files["manifest.json"])
-        if (
-            str(manifest.get("format", "")).split("/")[0] != BUNDLE_FORMAT.split("/")[0]
-            or manifest.get("format") != BUNDLE_FORMAT
-        ):
-            raise ScnDataError(
-                f"{root}: bundle format {manifest.get('format')!r}; this scn reads {BUNDLE_FORMAT}",
-                path="$.format",
-            )
+        check_format(manifest, root)
         stubs = load_stubs(root, name=f"scn_stubs_{sha256(files.files['stubs.py'])[:12]}")
         return cls(
             root=root,

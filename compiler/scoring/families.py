@@ -123,8 +123,8 @@ def truth_fields(task: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]]
 def load_truth(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     """Return {manifest sha256: {task id: truth fields}} for every bundle the records name that
     is still on disk with the same manifest; other bundles are skipped, never an error."""
+    from scn.bundle_format import read_bundle, sha256
     from scn.diagnostics import ScnError
-    from scn.emit.bundle import read_bundle, sha256
 
     out: dict[str, dict[str, dict[str, Any]]] = {}
     tried: set[tuple[Any, Any]] = set()

@@ -9,18 +9,18 @@ unchanged and `scn run` needs nothing but the folder.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scn import __version__
+from scn.bundle_format import BUNDLE_FORMAT, Bundle, dumps, dumps_lines, sha256
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
-from scn.emit.bundle import Bundle, dumps, dumps_lines, sha256
 from scn.emit.graphs import shape_json
 from scn.emit.stubs import emit_stubs
 from scn.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
 
-#: Version of the bundle layout; `scn run` refuses bundles of another major version.
-BUNDLE_FORMAT = "scn-bundle/1"
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
 _JSON_TYPES = {"number": "number", "bool": "boolean"}
 
@@ -254,11 +254,11 @@ def spec_hash(sources: tuple[tuple[str, str], ...]) -> str:
     return h.hexdigest()
 
 
-def dialect_files(specs: list[dict[str, Any]], registry: Any) -> dict[str, bytes]:
+def dialect_files(specs: list[dict[str, Any]], registry: Registry) -> dict[str, bytes]:
     """Convert tool specs to every registered dialect and check each by its own rules."""
     out: dict[str, bytes] = {}
     problems: list[Diagnostic] = []
-    for name, entry in sorted(getattr(registry, "dialects", {}).items()):
+    for name, entry in sorted(registry.dialects.items()):
         try:
             document = entry.convert(specs)
             messages = list(entry.check(document)) if entry.check is not None else []
@@ -306,7 +306,7 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
         [{"id": r.id, "values": dict(r.values)} for r in scenario.records]
     )
     files["stubs.py"] = emit_stubs(scenario, source, __version__)
-    for name, entry in sorted(getattr(ctx.registry, "emitters", {}).items()):
+    for name, entry in sorted(ctx.registry.emitters.items()):
         try:
             extra = entry.emit(solved)
         except Exception as e:  # noqa: BLE001 - the plugin is named in the error

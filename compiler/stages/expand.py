@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, field
 
@@ -52,6 +52,9 @@ from scn.stages import sibling_values
 from scn.stages.expand_tasks import TaskBuilder
 from scn.stages.expand_tools import GroupContext, ToolBuilder
 from scn.stages.resolve import Program
+
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
 VALUE_TYPES = frozenset({"handle", "string", "number", "timestamp", "bool"})
 
@@ -473,7 +476,7 @@ def _scope(attr: m.Attr | None, kind: str, entry: Any, node: m.Constraint) -> st
     return word
 
 
-def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
+def _constraint(node: m.Constraint, env: Env, registry: Registry) -> ConstraintDef:
     attrs = {a.key: a for a in node.attrs}
     kind_attr = attrs["kind"].values[0]
     kind = (
@@ -483,7 +486,7 @@ def _constraint(node: m.Constraint, env: Env, registry: Any) -> ConstraintDef:
     for p in node.params:
         value = evaluate(p.default, env) if p.default is not None else None
         params.append((p.name, " | ".join(p.type), value))
-    entry = getattr(registry, "validator_kinds", {}).get(kind)
+    entry = registry.validator_kinds.get(kind)
     if entry is not None:
         declared = {name for name, _, _ in params}
         for needed in sorted(set(entry.params) - declared - entry.optional):

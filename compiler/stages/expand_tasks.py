@@ -224,7 +224,7 @@ class TaskBuilder:
             atomic=self.atomic_tools,
         )
         out = {}
-        for name, entry in getattr(self.ctx.registry, "generators", {}).items():
+        for name, entry in self.ctx.registry.generators.items():
             out[name] = _bind_generator(name, entry.fn, entry.plugin, gctx)
         return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 from attrs import frozen
@@ -20,6 +21,9 @@ from scn.diagnostics import Collector, ScnError, ScnSemanticError
 from scn.evaluate import did_you_mean
 from scn.source import SourceFile, Span
 from scn.transform import parse
+
+if TYPE_CHECKING:
+    from scn.plugins.registry import Registry
 
 #: Attributes each construct accepts; anything else is reported with a suggestion.
 ATTRIBUTES: dict[str, frozenset[str]] = {
@@ -236,7 +240,7 @@ def _check_param(p: m.Param, errors: Collector) -> None:
 
 
 def _check_law(
-    law: m.Law, laws: dict[tuple[str, str], m.Law], registry: object, errors: Collector
+    law: m.Law, laws: dict[tuple[str, str], m.Law], registry: Registry, errors: Collector
 ) -> None:
     if law.quantity not in QUANTITIES:
         errors.error(f"a law's quantity is 'cost' or 'latency', not '{law.quantity}'", law.span)
@@ -250,7 +254,7 @@ def _check_law(
     for op in law.ops:
         if op.compare and op.compare not in (">=", "<=", ">", "<"):
             errors.error("clamp takes >= or <= (or clamp(lo, hi))", op.span)
-    families = getattr(registry, "cost_laws", {})
+    families = registry.cost_laws
     for call in _calls(law.expr):
         name = call.args[0].template.text if call.args[0].template is not None else ""
         if name in families or name in BUILTIN_FUNCTION_NAMES:
@@ -305,7 +309,7 @@ def _declared_name(item: m.Item) -> tuple[str, str, Span | None] | None:
     return None
 
 
-def check(program_items: list[m.Item], registry: object, errors: Collector) -> None:
+def check(program_items: list[m.Item], registry: Registry, errors: Collector) -> None:
     """Run every expansion-independent check over `program_items`."""
     seen: dict[tuple[str, str], Span | None] = {}
     laws: dict[tuple[str, str], m.Law] = {}
@@ -407,7 +411,7 @@ def _check_toolset_body(body: tuple[m.ToolsetItem, ...], errors: Collector) -> N
             _check_toolset_body(sub.body, errors)
 
 
-def _check_blocker(b: m.Blocker, registry: object, errors: Collector) -> None:
+def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
     _check_attrs("blocker", b.attrs, errors)
     _check_choice(_attr(b.attrs, "signal"), SIGNALS, "a blocker's signal", errors)
     _check_choice(_attr(b.attrs, "guarantee"), GUARANTEES, "a blocker's guarantee", errors)
@@ -416,7 +420,7 @@ def _check_blocker(b: m.Blocker, registry: object, errors: Collector) -> None:
     if effect is None:
         errors.error(f"blocker '{b.name}' needs an `effect` (what happens when it fires)", b.span)
     else:
-        effects = getattr(registry, "blocker_effects", {})
+        effects = registry.blocker_effects
         _check_choice(
             effect, frozenset(effects), "a blocker's effect (a registered effect kind)", errors
         )
@@ -439,10 +443,10 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
 
 
-def _check_constraint(c: m.Constraint, registry: object, errors: Collector) -> None:
+def _check_constraint(c: m.Constraint, registry: Registry, errors: Collector) -> None:
     _check_attrs("constraint", c.attrs, errors)
     kind = _attr(c.attrs, "kind")
-    kinds = getattr(registry, "validator_kinds", {})
+    kinds = registry.validator_kinds
     if kind is None:
         errors.error(f"constraint '{c.name}' needs a `kind` (a registered validator kind)", c.span)
     else:
@@ -454,7 +458,7 @@ def _check_constraint(c: m.Constraint, registry: object, errors: Collector) -> N
         _check_param(p, errors)
 
 
-def _check_tasks(t: m.Tasks, registry: object, errors: Collector) -> None:
+def _check_tasks(t: m.Tasks, registry: Registry, errors: Collector) -> None:
     attrs = tuple(x for x in t.body if isinstance(x, m.Attr))
     _check_attrs("tasks", attrs, errors)
     _check_choice(_attr(attrs, "truth"), TRUTHS, "a task generator's truth", errors)
@@ -466,7 +470,7 @@ def _check_tasks(t: m.Tasks, registry: object, errors: Collector) -> None:
         errors.error(f"tasks '{t.name}' needs a `goal` (the datatype the agent must reach)", t.span)
     if _attr(attrs, "query") is None:
         errors.error(f"tasks '{t.name}' needs a `query` template", t.span)
-    generators = getattr(registry, "generators", {})
+    generators = registry.generators
     for g in t.body:
         if isinstance(g, m.Generator) and g.iterable.op == "call":
             callee = g.iterable.args[0]

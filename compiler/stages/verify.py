@@ -9,14 +9,13 @@ proved reference trajectory) must solve each with no violation, the null agent n
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from scn.bundle_format import load_stubs
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnVerifyError
 from scn.emit.bundle import Bundle, write_files
@@ -24,22 +23,6 @@ from scn.runtime import world
 
 #: The bundle files the stubs need on disk.
 STUB_FILES = ("stubs.py", "backend.jsonl")
-
-
-def load_stubs(folder: Path, name: str = "scn_bundle_stubs") -> ModuleType:
-    """Import `stubs.py` of a bundle folder as a fresh module (never cached in sys.modules)."""
-    spec = importlib.util.spec_from_file_location(name, folder / "stubs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    writing = sys.dont_write_bytecode
-    sys.dont_write_bytecode = True  # a bundle folder stays exactly what the compiler wrote
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = writing
-        sys.modules.pop(name, None)
-    return module
 
 
 def replay(

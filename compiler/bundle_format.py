@@ -1,0 +1,140 @@
+"""The bundle format: what a compiled bundle is on disk, shared by the compiler and the runtime.
+
+This is the one module both sides of a bundle agree on. The emit stage writes bundles with it;
+the runtime (`scn run`, `scn serve`) and scoring read them with it. It sits below both in the
+layering, so it imports nothing from the front end, the stages or the runtime: running a bundle
+must not load the parser or any stage, and a change here is a change of the format itself.
+
+It holds the format identifier, the in-memory `Bundle`, the one JSON serialisation bundles use,
+the SHA-256 every manifest records, reading a bundle folder (checking every hash) and importing
+its `stubs.py`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from attrs import frozen
+
+from scn.diagnostics import ScnDataError
+
+#: Version of the bundle layout; `scn run` refuses bundles of another version.
+BUNDLE_FORMAT = "scn-bundle/1"
+
+
+@frozen
+class Bundle:
+    """The files of one compiled scenario, by relative POSIX path."""
+
+    files: Mapping[str, bytes]
+
+    def json(self, path: str) -> Any:
+        """Return a JSON file of the bundle, parsed."""
+        return json.loads(self.files[path])
+
+    def jsonl(self, path: str) -> list[Any]:
+        """Return a JSON Lines file of the bundle, parsed line by line."""
+        return [
+            json.loads(line)
+            for line in self.files[path].decode("utf-8").splitlines()
+            if line.strip()
+        ]
+
+
+def dumps(obj: Any) -> bytes:
+    """Serialize JSON the one way bundles use: sorted keys, two-space indent, final newline."""
+    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def dumps_lines(rows: list[Any]) -> bytes:
+    """Serialize JSON Lines: one compact, key-sorted object per line."""
+    return "".join(
+        json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+        for r in rows
+    ).encode("utf-8")
+
+
+def sha256(data: bytes) -> str:
+    """Return the hex SHA-256 of `data`."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_bundle(root: Path) -> Bundle:
+    """Read every file listed in a bundle's manifest (and the manifest itself).
+
+    Raises:
+        ScnDataError: the folder is not a bundle or a file does not match its recorded hash.
+    """
+    root = Path(root)
+    manifest_path = root / "manifest.json"
+    if not manifest_path.is_file():
+        raise ScnDataError(f"{root} is not a bundle: it has no manifest.json", path=str(root))
+    try:
+        manifest = json.loads(manifest_path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ScnDataError(f"{manifest_path}: not valid JSON ({e})", path="$") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        raise ScnDataError(f"{manifest_path}: has no 'files' table", path="$.files")
+    files = {"manifest.json": manifest_path.read_bytes()}
+    for rel, digest in sorted(manifest["files"].items()):
+        path = root / rel
+        if not path.is_file():
+            raise ScnDataError(
+                f"{root}: file {rel} named in the manifest is missing", path=f"$.files[{rel!r}]"
+            )
+        data = path.read_bytes()
+        if sha256(data) != digest:
+            raise ScnDataError(
+                f"{root}: {rel} does not match its SHA-256 in the manifest (edited or corrupted)",
+                path=f"$.files[{rel!r}]",
+            )
+        files[rel] = data
+    return Bundle(files)
+
+
+def check_format(manifest: Mapping[str, Any], root: Path | str) -> None:
+    """Refuse a manifest written in another bundle format than the one this scn reads.
+
+    Raises:
+        ScnDataError: the manifest's `format` is not `BUNDLE_FORMAT`.
+    """
+    if manifest.get("format") != BUNDLE_FORMAT:
+        raise ScnDataError(
+            f"{root}: bundle format {manifest.get('format')!r}; this scn reads {BUNDLE_FORMAT}",
+            path="$.format",
+        )
+
+
+def load_stubs(folder: Path, name: str = "scn_bundle_stubs") -> ModuleType:
+    """Import `stubs.py` of a bundle folder as a fresh module (never cached in sys.modules)."""
+    spec = importlib.util.spec_from_file_location(name, folder / "stubs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    writing = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # a bundle folder stays exactly what the compiler wrote
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writing
+        sys.modules.pop(name, None)
+    return module
+
+
+__all__ = [
+    "BUNDLE_FORMAT",
+    "Bundle",
+    "check_format",
+    "dumps",
+    "dumps_lines",
+    "load_stubs",
+    "read_bundle",
+    "sha256",
+]
