@@ -318,7 +318,7 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
             break
     errors.raise_if_errors(ScnSemanticError)
     if any(t.constraints is not None for t in scenario.tasks):
-        kinds = getattr(ctx.registry, "validator_kinds", None)
+        kinds = ctx.registry.validator_kinds if ctx.registry is not None else None
         truths = feasible.with_references(scenario, truths, records, errors, kinds)
         errors.raise_if_errors(ScnSemanticError)
     return Solved(scenario, tuple(truths))
