@@ -8,6 +8,7 @@ message where a known mistake matches (`SYNTAX_EXAMPLES`), and the expected toke
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import gc
 import re
@@ -202,6 +203,68 @@ def _friendly(error: UnexpectedInput, text: str) -> str | None:
     return None
 
 
+#: Keywords that start a statement or a line of a block; a misspelling of one of these is an
+#: "unknown statement", of any other keyword (`in`, `spans`...) an "unknown keyword".
+STATEMENT_KEYWORDS = frozenset(
+    {
+        "scenario", "import", "param", "let", "enum", "datatype", "law", "seed", "tool", "chain",
+        "toolset", "server", "blocker", "constraint", "tasks", "backend", "harness", "for", "if",
+        "repeat", "composite", "signature", "sibling", "given",
+    }
+)  # fmt: skip
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@functools.lru_cache(maxsize=1)
+def keywords() -> frozenset[str]:
+    """Return the grammar's keywords (`tool`, `in`, `true`...), which a bare name cannot be."""
+    return frozenset(
+        t.pattern.value
+        for t in parser().terminals
+        if t.pattern.type == "str" and _WORD.fullmatch(t.pattern.value)
+    )
+
+
+def _first_error_line(text: str) -> int | None:
+    """Return the line of the first syntax error in `text`, or None if it parses."""
+    try:
+        parser().parse(text, start="start")
+    except UnexpectedInput as e:
+        if isinstance(e, UnexpectedToken) and e.token.type == "$END":
+            return len(text.splitlines()) + 1
+        return getattr(e, "line", None)
+    return None
+
+
+def _misspelled_keyword(source: SourceFile, line: int, column: int) -> tuple[str, str, Span] | None:
+    """Find a misspelled keyword on the line of a syntax error: (word, keyword, its span).
+
+    A word before the error (or at it) that is close to a keyword is a suggestion only if
+    writing the keyword there makes that line parse: `tol A(x) -> y` fails at `tol` (or, after
+    a datatype, at `->`, `tol A(x)` having been read as an attribute), and `tool A(x) -> y`
+    parses. So a real attribute such as `tools a, )` never gets "did you mean 'tool'?".
+    """
+    lines = source.text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    text = lines[line - 1]
+    words = [w for w in _WORD.finditer(text) if w.start() < max(column, 1)]
+    known = keywords()
+    for word in words[:8]:
+        if word.group() in known:
+            continue
+        close = difflib.get_close_matches(word.group(), sorted(known), n=3, cutoff=0.75)
+        for keyword in close:
+            fixed = text[: word.start()] + keyword + text[word.end() :]
+            trial = "\n".join([*lines[: line - 1], fixed, *lines[line:]])
+            after = _first_error_line(trial)
+            if after is None or after > line:
+                at = Span(source.name, line, word.start() + 1, line, word.end() + 1)
+                return word.group(), keyword, at
+    return None
+
+
 def _span_at(source: SourceFile, line: int, column: int, width: int = 1) -> Span:
     return Span(source.name, line, column, line, column + max(width, 1))
 
@@ -256,6 +319,16 @@ def syntax_error(
         span = _end_span(source)
         expected = ()
         message = str(error)
+    if offset is None and isinstance(error, (UnexpectedToken, UnexpectedCharacters)):
+        found_word = _misspelled_keyword(source, span.line, span.column)
+        if found_word is not None:
+            word, keyword, word_span = found_word
+            first = source.line(word_span.line)[: word_span.column - 1].strip() == ""
+            noun = "statement" if keyword in STATEMENT_KEYWORDS and first else "keyword"
+            message = f"unknown {noun} '{word}'; did you mean '{keyword}'?"
+            if word_span != span:  # found by looking back: the expected tokens were elsewhere
+                expected = ()
+            span = word_span
     if offset is not None:
         span = Span(
             source.name,
