@@ -342,12 +342,29 @@ class _Build:
         return m.Toolset(self.name_tpl(name), attrs, body, span=self.span(pos))
 
     def signature(self, pos: Pos, c: list[Any]) -> m.Signature:
-        *inputs, output, attrs = c
+        *inputs, output, body = c
+        attrs = tuple(x for x in body if isinstance(x, m.Attr))
+        parts = [x for x in body if isinstance(x, m.Parts)]
+        if len(parts) > 1:
+            raise ScnSyntaxError("a signature has one `parts` list", span=parts[1].span)
         return m.Signature(
             tuple(self.name_tpl(t) for t in inputs),
             self.name_tpl(output),
             attrs,
             span=self.span(pos),
+            parts=parts[0] if parts else None,
+        )
+
+    def signature_attrs(self, pos: Pos, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+    def parts(self, pos: Pos, c: list[m.PartSignature]) -> m.Parts:
+        return m.Parts(tuple(c), span=self.span(pos))
+
+    def part_signature(self, pos: Pos, c: list[Token]) -> m.PartSignature:
+        *inputs, output = c
+        return m.PartSignature(
+            tuple(self.name_tpl(t) for t in inputs), self.name_tpl(output), span=self.span(pos)
         )
 
     def for_signatures(self, pos: Pos, c: list[Any]) -> m.ForSignatures:
