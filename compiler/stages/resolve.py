@@ -17,7 +17,7 @@ from attrs import frozen
 from scn import model as m
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnError, ScnSemanticError
-from scn.evaluate import did_you_mean
+from scn.evaluate import did_you_mean, sampler_keywords
 from scn.source import SourceFile, Span
 from scn.transform import parse
 
@@ -339,13 +339,29 @@ def _check_law(
     families = getattr(registry, "cost_laws", {})
     for call in _calls(law.expr):
         name = call.args[0].template.text if call.args[0].template is not None else ""
-        if name in families or name in BUILTIN_FUNCTION_NAMES:
+        if name in families:
+            _check_keywords(name, call, families[name], errors)
+            continue
+        if name in BUILTIN_FUNCTION_NAMES:
             continue
         hint = did_you_mean(name, list(families) + list(BUILTIN_FUNCTION_NAMES))
         errors.error(
             f"unknown law family '{name}'{hint}; known: {', '.join(sorted(families))}",
             call.args[0].span,
         )
+
+
+def _check_keywords(name: str, call: m.Expr, family: object, errors: Collector) -> None:
+    """Report a keyword a law family's sampler does not take (`choice(xs, weights=[...])`)."""
+    allowed = sampler_keywords(getattr(family, "sampler", None))
+    for arg in call.args[1:]:
+        if arg.op == "kwarg" and arg.text not in allowed:
+            known = f"its keywords: {', '.join(sorted(allowed))}" if allowed else "it takes none"
+            errors.error(
+                f"law family '{name}' has no keyword '{arg.text}'"
+                f"{did_you_mean(arg.text, allowed)}; {known}",
+                arg.span,
+            )
 
 
 #: Functions usable in law expressions besides registered random families.
