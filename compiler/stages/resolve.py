@@ -513,7 +513,12 @@ def _check_blocker(b: m.Blocker, registry: object, errors: Collector) -> None:
     _check_attrs("blocker", b.attrs, errors)
     _check_choice(_attr(b.attrs, "signal"), SIGNALS, "a blocker's signal", errors)
     _check_choice(_attr(b.attrs, "guarantee"), GUARANTEES, "a blocker's guarantee", errors)
-    _check_choice(_attr(b.attrs, "trigger"), TRIGGERS, "a blocker's trigger", errors)
+    _check_choice(
+        _attr(b.attrs, "trigger"),
+        TRIGGERS,
+        "a blocker's trigger (one the runtime implements)",
+        errors,
+    )
     effect = _attr(b.attrs, "effect")
     if effect is None:
         errors.error(f"blocker '{b.name}' needs an `effect` (what happens when it fires)", b.span)
