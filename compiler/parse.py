@@ -323,8 +323,7 @@ def syntax_error(
         found_word = _misspelled_keyword(source, span.line, span.column)
         if found_word is not None:
             word, keyword, word_span = found_word
-            first = source.line(word_span.line)[: word_span.column - 1].strip() == ""
-            noun = "statement" if keyword in STATEMENT_KEYWORDS and first else "keyword"
+            noun = "statement" if keyword in STATEMENT_KEYWORDS else "keyword"
             message = f"unknown {noun} '{word}'; did you mean '{keyword}'?"
             if word_span != span:  # found by looking back: the expected tokens were elsewhere
                 expected = ()
