@@ -1,9 +1,9 @@
 """The fast LALR driver and Lark's own parser give the same model, spans included.
 
-`scn.parse.FastParser` reads Lark's private parse tables and lexer to build the model in one loop;
-`scn.transform.to_model(parse_tree(...))` is the reference path through Lark's public API. A Lark
-upgrade that changed those private structures, or a grammar change the driver mishandles, must
-fail here rather than silently change what a file means. Models are compared with every field,
+`scn.fastparse.FastParser` reads Lark's private parse tables and lexer to build the model in one
+loop; `scn.transform.to_model(parse_tree(...))` is the reference path through Lark's public API.
+A Lark upgrade that changed those private structures, or a grammar change the driver mishandles,
+must fail here rather than silently change what a file means. Models are compared with every field,
 the spans (left out of `==` on purpose) included; template holes are parsed by the fast driver in
 one path and by Lark in the other.
 """
@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from scn import model as m
 from scn import transform
 from scn.diagnostics import ScnError
-from scn.parse import NoFastParse, fast_parser, parse_tree
+from scn.fastparse import NoFastParse, fast_parser
+from scn.parse import parse_tree
 from scn.printer import print_file
 from scn.source import SourceFile, Span
 
