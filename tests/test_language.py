@@ -139,3 +139,12 @@ def test_no_suggestion_where_the_keyword_would_not_fix_the_line(registry: Any) -
     """`tools` is close to `tool`, but writing `tool` there fixes nothing: no suggestion."""
     found = diagnostics("tasks t { tools a, ) }", registry)
     assert found and "did you mean" not in found[0].message
+
+
+def test_a_misspelled_statement_read_as_an_attribute_is_named(registry: Any) -> None:
+    """`chian c` after a datatype parses as its attribute: resolve names the statement."""
+    (found,) = diagnostics("datatype X\nchian c", registry)
+    assert "unknown attribute 'chian' for datatype (did you mean the statement 'chain'?)" in (
+        found.message
+    )
+    assert (found.span.line, found.span.column) == (3, 1)

@@ -18,6 +18,7 @@ from scn import model as m
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnError, ScnSemanticError
 from scn.evaluate import did_you_mean, sampler_keywords
+from scn.parse import STATEMENT_KEYWORDS
 from scn.source import SourceFile, Span
 from scn.transform import parse
 
@@ -247,6 +248,10 @@ def _check_attrs(kind: str, attrs: tuple[m.Attr, ...], errors: Collector) -> Non
         if arity is None:
             candidates = set(arities) | BODY_KEYWORDS.get(kind, frozenset())
             hint = did_you_mean(attr.key, candidates)
+            if not hint and did_you_mean(attr.key, STATEMENT_KEYWORDS):
+                # `datatype X` then `chian c`: the misspelled statement was read as an attribute.
+                word = did_you_mean(attr.key, STATEMENT_KEYWORDS).split("'")[1]
+                hint = f" (did you mean the statement '{word}'?)"
             errors.error(
                 f"unknown attribute '{attr.key}' for {kind}{hint}; expected one of: {', '.join(sorted(arities))}",
                 attr.span,
