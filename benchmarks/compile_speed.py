@@ -96,7 +96,7 @@ toolset catalog{i} variant choice("", "_Lookup", "_Query") argument dt.alias.sna
 if depth{i} >= 5 {{
   blocker ban{i} {{ signal explicit trigger schedule effect ban(called) count 1..depth{i}-3 guarantee none }}
 }} else {{
-  blocker outage{i} signal implicit trigger fraction effect server_down(shop{i}) count 1
+  blocker outage{i} signal implicit trigger schedule effect server_down(shop{i}) count 1
 }}
 constraint calls{i} {{ param min: int = 1  param max: int = {10 + i % 9}  kind call_count  scope episode  message "Use at most {{max}} calls for shop {i}." }}
 tasks orders{i} {{

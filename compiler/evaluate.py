@@ -10,6 +10,8 @@ is kept: no draw ever happens without a seed derived from the scenario's seed ru
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import math
 import operator
 import random
@@ -352,10 +354,27 @@ def get_attribute(value: Any, name: str, span: Span | None) -> Any:
     raise fail(f"{kind_of(value)} has no attribute '{name}'", span)
 
 
-def draw_from(dist: Distribution, rng: random.Random, args: list[Any], span: Span | None) -> Any:
+@functools.lru_cache(maxsize=256)
+def sampler_keywords(sampler: Callable[..., Any]) -> frozenset[str]:
+    """Return the keyword-only parameters of a family's sampler (`choice(..., weights=[...])`):
+    the keywords a call of the family may pass."""
+    try:
+        parameters = inspect.signature(sampler).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset()
+    return frozenset(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def draw_from(
+    dist: Distribution,
+    rng: random.Random,
+    args: list[Any],
+    span: Span | None,
+    kwargs: Mapping[str, Any] | None = None,
+) -> Any:
     """Draw from a random family; bad arguments are the author's error, a crash is the plugin's."""
     try:
-        return dist.sampler(rng, *args)
+        return dist.sampler(rng, *args, **(kwargs or {}))
     except ScnSemanticError as e:  # already worded for the author (a loop too large...)
         if e.span is None:
             raise fail(str(e), span) from None
@@ -381,7 +400,16 @@ def call(expr: m.Expr, env: Env) -> Any:
     if name in env.distributions:
         dist = env.distributions[name]
         if kwargs:
-            raise fail(f"'{name}' takes positional arguments only", expr.span)
+            allowed = sampler_keywords(dist.sampler)
+            unknown = sorted(set(kwargs) - allowed)
+            if unknown and not allowed:
+                raise fail(f"'{name}' takes positional arguments only", expr.span)
+            if unknown:
+                raise fail(
+                    f"'{name}' has no keyword '{unknown[0]}'{did_you_mean(unknown[0], allowed)}; "
+                    f"its keywords: {', '.join(sorted(allowed))}",
+                    expr.span,
+                )
         lo, hi = dist.arity
         if not lo <= len(args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
@@ -391,7 +419,7 @@ def call(expr: m.Expr, env: Env) -> Any:
                 f"'{name}' draws a random value, which is only allowed in laws and seeded attributes",
                 expr.span,
             )
-        return draw_from(dist, env.rng, args, expr.span)
+        return draw_from(dist, env.rng, args, expr.span, kwargs)
     fn = env.functions.get(name)
     if fn is None:
         found, _ = env.lookup(name)

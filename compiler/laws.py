@@ -8,6 +8,7 @@ and by the runtime's cost-change blocker, so the two can never disagree.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import random
@@ -140,12 +141,34 @@ def _lognormal(rng: random.Random, mu: float, sigma: float) -> float:
     return rng.lognormvariate(mu, sigma)
 
 
-def _choice(rng: random.Random, *options: Any) -> Any:
+def _choice(rng: random.Random, *options: Any, weights: Any = None) -> Any:
+    """Pick one option, all alike or, with `weights=[...]`, in proportion to the weights.
+
+    The unweighted draw is one `randrange` (as it always was, so seeded outcomes never move);
+    the weighted one reads one `random()` and walks the running totals, so an option of
+    weight 0 is never picked and the draw depends only on the generator's key.
+    """
     if len(options) == 1 and isinstance(options[0], (list, tuple, range)):
         options = tuple(as_iterable(options[0], None))
     if not options:
         raise ValueError("choice() needs at least one option")
-    return options[rng.randrange(len(options))]
+    if weights is None:
+        return options[rng.randrange(len(options))]
+    if not isinstance(weights, (list, tuple, range)):
+        raise ValueError("weights is a list of numbers, one per option")
+    weights = list(weights)
+    if len(weights) != len(options):
+        raise ValueError(f"{len(options)} options but {len(weights)} weights")
+    totals = []
+    total = 0.0
+    for w in weights:
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
+            raise ValueError(f"a weight is a number >= 0, not {w!r}")
+        total += w
+        totals.append(total)
+    if total <= 0:
+        raise ValueError("the weights add up to 0")
+    return options[bisect.bisect_right(totals, rng.random() * total)]
 
 
 def _constant(rng: random.Random, value: float) -> float:

@@ -237,13 +237,32 @@ class Chain:
 
 
 @frozen
+class PartSignature:
+    """`(in, ...) -> out` in a `parts` list: names one earlier atomic tool by its signature."""
+
+    inputs: tuple[Template, ...]
+    output: Template
+    span: Span | None = _span()
+
+
+@frozen
+class Parts:
+    """`parts (a) -> b, (a, b) -> c`: the tools a composite signature runs, in order."""
+
+    items: tuple[PartSignature, ...]
+    span: Span | None = _span()
+
+
+@frozen
 class Signature:
-    """`signature (in, ...) -> out attrs`: a typed tool signature a toolset names by rule."""
+    """`signature (in, ...) -> out attrs [parts ...]`: a typed tool signature a toolset names by
+    rule; with `parts`, a composite of earlier signatures (PlanBench-XL's shortcut tools)."""
 
     inputs: tuple[Template, ...]
     output: Template
     attrs: tuple[Attr, ...] = ()
     span: Span | None = _span()
+    parts: Parts | None = None
 
 
 @frozen

@@ -147,6 +147,17 @@ def _attrs(attrs: tuple[m.Attr, ...], indent: str, braces: bool) -> str:
     return f" {{ {inner} }}" if braces else f" {inner}"
 
 
+def print_part(p: m.PartSignature) -> str:
+    """Print one part of a composite signature: `(a, b) -> c`."""
+    ins = ", ".join(print_template(t, False) for t in p.inputs)
+    return f"({ins}) -> {print_template(p.output, False)}"
+
+
+def print_parts(parts: m.Parts) -> str:
+    """Print a `parts` list without its keyword."""
+    return ", ".join(print_part(p) for p in parts.items)
+
+
 def _tool(t: m.Tool, indent: str) -> str:
     args = []
     for a in t.args:
@@ -217,7 +228,11 @@ def print_item(item: object, indent: str = "") -> str:
         return f"{i}chain {print_template(item.name, False)}{_attrs(item.attrs, i, False)} {{\n{_body(item.body, i)}{i}}}"
     if isinstance(item, m.Signature):
         ins = ", ".join(print_template(t, False) for t in item.inputs)
-        return f"{i}signature ({ins}) -> {print_template(item.output, False)}{_attrs(item.attrs, i, True)}"
+        text = f"{i}signature ({ins}) -> {print_template(item.output, False)}"
+        if item.parts is None:
+            return text + _attrs(item.attrs, i, True)
+        body = _attrs(item.attrs, i, False) + " parts " + print_parts(item.parts)
+        return f"{text} {{{body} }}"
     if isinstance(item, m.ForSignatures):
         return f"{i}for {item.var} in {print_expr(item.iterable)} {{\n{_body(item.body, i)}{i}}}"
     if isinstance(item, m.Toolset):

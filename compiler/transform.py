@@ -3,7 +3,7 @@
 Names and strings are split into templates here, and each `{expr}` hole is parsed at once, so a
 typo inside a hole is a syntax error at its exact column, found before any later stage runs.
 
-`parse` does stages 1 and 2 in one pass: `scn.parse.FastParser` calls the `_Build` methods
+`parse` does stages 1 and 2 in one pass: `scn.fastparse.FastParser` calls the `_Build` methods
 while it parses, with no parse tree in between. `to_model` builds the same model from a parse
 tree (the pipeline's separate parse and transform stages), through `_TreeBuild`; both paths
 share every `_Build` method, so they give the same model with the same spans. Any text the fast
@@ -21,14 +21,8 @@ from lark.exceptions import GrammarError, UnexpectedInput, VisitError
 
 from scn import model as m
 from scn.diagnostics import ScnError, ScnSyntaxError
-from scn.parse import (
-    NoFastParse,
-    fast_parser,
-    parse_expr_tree,
-    parse_tree,
-    paused_gc,
-    syntax_error,
-)
+from scn.fastparse import NoFastParse, fast_parser
+from scn.parse import parse_expr_tree, parse_tree, paused_gc, syntax_error
 from scn.source import SourceFile, Span
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "{": "{{", "}": "}}", "0": "\0"}
@@ -342,12 +336,29 @@ class _Build:
         return m.Toolset(self.name_tpl(name), attrs, body, span=self.span(pos))
 
     def signature(self, pos: Pos, c: list[Any]) -> m.Signature:
-        *inputs, output, attrs = c
+        *inputs, output, body = c
+        attrs = tuple(x for x in body if isinstance(x, m.Attr))
+        parts = [x for x in body if isinstance(x, m.Parts)]
+        if len(parts) > 1:
+            raise ScnSyntaxError("a signature has one `parts` list", span=parts[1].span)
         return m.Signature(
             tuple(self.name_tpl(t) for t in inputs),
             self.name_tpl(output),
             attrs,
             span=self.span(pos),
+            parts=parts[0] if parts else None,
+        )
+
+    def signature_attrs(self, pos: Pos, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+    def parts(self, pos: Pos, c: list[m.PartSignature]) -> m.Parts:
+        return m.Parts(tuple(c), span=self.span(pos))
+
+    def part_signature(self, pos: Pos, c: list[Token]) -> m.PartSignature:
+        *inputs, output = c
+        return m.PartSignature(
+            tuple(self.name_tpl(t) for t in inputs), self.name_tpl(output), span=self.span(pos)
         )
 
     def for_signatures(self, pos: Pos, c: list[Any]) -> m.ForSignatures:

@@ -455,8 +455,13 @@ def chain_items() -> st.SearchStrategy:
 
 @functools.cache
 def toolset_items() -> st.SearchStrategy:
+    part = st.builds(m.PartSignature, inputs=tup(name_templates(), 1, 3), output=name_templates())
     signature = st.builds(
-        m.Signature, inputs=tup(name_templates(), 1, 3), output=name_templates(), attrs=attrs_(2)
+        m.Signature,
+        inputs=tup(name_templates(), 1, 3),
+        output=name_templates(),
+        attrs=attrs_(2),
+        parts=opt(st.builds(m.Parts, items=tup(part, 1, 3))),
     )
 
     def extend(children: st.SearchStrategy) -> st.SearchStrategy:

@@ -69,6 +69,16 @@ REQUIRED = {
     "import_missing",
     # the "... and N more" cap
     "many_errors",
+    # a regular language: arity, implemented triggers only, did-you-mean, weights, parts
+    "attribute_extra_value",
+    "unknown_trigger",
+    "misspelled_statement",
+    "misspelled_block_keyword",
+    "misspelled_given",
+    "choice_bad_keyword",
+    "parts_not_a_tool",
+    "parts_twice",
+    "goal_list",
 }
 
 #: Cases whose diagnostics may lack a source position (errors about the command line).

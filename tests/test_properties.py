@@ -249,7 +249,9 @@ def test_printed_expressions_keep_their_precedence(expr: m.Expr) -> None:
     assert parse(SourceFile("e.scn", text)) == file, text
 
 
-@pytest.mark.parametrize("case", ["costbench_chain", "planbench_toolset", "tps_servers"])
+@pytest.mark.parametrize(
+    "case", ["costbench_chain", "planbench_toolset", "tps_servers", "composite_parts"]
+)
 def test_golden_inputs_survive_printing(case: str) -> None:
     path = GOLDEN / case / "input.scn"
     file = parse(SourceFile(str(path), path.read_text()))
@@ -305,7 +307,9 @@ def golden_program(case: str, registry: Any) -> Program:
     return compile_source(source, ctx=CompileContext(registry, 42, {}), until="resolve")
 
 
-@pytest.mark.parametrize("case", ["costbench_chain", "planbench_toolset", "tps_servers"])
+@pytest.mark.parametrize(
+    "case", ["costbench_chain", "planbench_toolset", "tps_servers", "composite_parts"]
+)
 def test_golden_ir_round_trips_through_cattrs(case: str, registry: Any) -> None:
     program = golden_program(case, registry)
     data = to_data(program)

@@ -93,9 +93,9 @@ def test_compile_is_deterministic() -> None:
 @pytest.mark.parametrize(
     ("parts", "message"),
     [
-        ('"a -> c"', "must name one earlier atomic tool"),
-        ('"b -> c", "a -> b"', "cannot run here"),
-        ('"a -> b"', "is already held"),
+        ("(a) -> c", "must name one earlier atomic tool"),
+        ("(b) -> c, (a) -> b", "cannot run here"),
+        ("(a) -> b", "is already held"),
     ],
 )
 def test_bad_parts_are_reported(parts: str, message: str) -> None:
@@ -112,7 +112,7 @@ def test_parts_must_reach_the_output() -> None:
     text = (
         'scenario t/x "x"\n'
         "datatype a: string\ndatatype b: string\ndatatype c: string\n"
-        'toolset s {\n  signature (a) -> b\n  signature (a) -> c { parts "a -> b" }\n}\n'
+        "toolset s {\n  signature (a) -> b\n  signature (a) -> c { parts (a) -> b }\n}\n"
     )
     _assert_reported(text, "never produce the composite's output")
 

@@ -264,6 +264,21 @@ class TaskBuilder:
             return None
         return evaluate(found[0].values[0], scope)
 
+    def many(self, attrs_: dict[str, list[m.Attr]], key: str, scope: Env) -> Any:
+        """Evaluate a list attribute (`goal A, B`, `tools a, b`): one value as it is, several
+        as one list, each value's items spliced in when it is a list itself."""
+        found = attrs_.get(key)
+        if not found:
+            return None
+        values = found[0].values
+        if len(values) == 1:
+            return evaluate(values[0], scope)
+        out: list[Any] = []
+        for v in values:
+            value = evaluate(v, scope)
+            out.extend(value if isinstance(value, (list, tuple)) else [value])
+        return out
+
     def task(
         self,
         node: m.Tasks,
@@ -304,11 +319,11 @@ class TaskBuilder:
                 self.check_value(
                     name, given[name], item.value.span if item.value is not None else item.span
                 )
-        inputs = self.one(attrs_, "inputs", scope)
+        inputs = self.many(attrs_, "inputs", scope)
         if inputs is not None:
             for name in self.datatype_names(inputs, attrs_["inputs"][0].span):
                 given.setdefault(name, None)
-        goal_value = self.one(attrs_, "goal", scope)
+        goal_value = self.many(attrs_, "goal", scope)
         goals = (
             self.datatype_names(goal_value, attrs_["goal"][0].span)
             if goal_value is not None
@@ -353,14 +368,14 @@ class TaskBuilder:
         )
         if not goals and truth != "reference":
             raise fail(f"task '{task_id}' has no goal", node.span)
-        tools_value = self.one(attrs_, "tools", scope)
+        tools_value = self.many(attrs_, "tools", scope)
         visible = (
             self.visible(tools_value, attrs_["tools"][0].span) if tools_value is not None else ()
         )
         attached = None
         if "constraints" in attrs_:
             spec = attrs_["constraints"][0]
-            attached = self.attach(self.one(attrs_, "constraints", scope), spec.span)
+            attached = self.attach(self.many(attrs_, "constraints", scope), spec.span)
         entities = self.entities(attrs_, scope, given, subtasks)
         self._task_index += 1
         if entities[1] > 1:

@@ -308,8 +308,7 @@ class ToolBuilder:
         latency_law, latency = self.law_ref(
             node.attrs, "latency", env, ctx.latency_laws, ctx.latency_default
         )
-        parts_attr = self.attr(node.attrs, "parts")
-        components = self.parts(parts_attr, inputs, output, env) if parts_attr else ()
+        components = self.parts(node.parts, inputs, output, env) if node.parts else ()
         return self.add(
             ToolDef(
                 name=name,
@@ -381,8 +380,9 @@ class ToolBuilder:
             span,
         )
 
-    def parts(self, attr: m.Attr, inputs: list[str], output: str, env: Env) -> tuple[str, ...]:
-        """Resolve a signature's `parts "a, b -> c", ...` to the atomic tools declared before it.
+    def parts(self, node: m.Parts, inputs: list[str], output: str, env: Env) -> tuple[str, ...]:
+        """Resolve a signature's `parts (a) -> b, (a, b) -> c` to the atomic tools declared
+        before it.
 
         A composite over arbitrary typed signatures (PlanBench-XL's shortcut tools), where a
         chain's `composite spans` covers only contiguous stages. Each part names one earlier
@@ -395,18 +395,17 @@ class ToolBuilder:
                 by_sig.setdefault((t.inputs, t.outputs[0]), []).append(t.name)
         names: list[str] = []
         held = set(inputs)
-        for value in attr.values:
-            text = str(evaluate(value, env))
-            left, arrow, right = text.partition("->")
-            part_ins = frozenset(x.strip() for x in left.split(",") if x.strip())
-            part_out = right.strip()
+        for part in node.items:
+            part_ins = frozenset(render(t, env) for t in part.inputs)
+            part_out = render(part.output, env)
+            text = f"({', '.join(sorted(part_ins))}) -> {part_out}"
             found = by_sig.get((part_ins, part_out), [])
-            if not arrow or len(found) != 1:
+            if len(found) != 1:
                 what = "no" if not found else "more than one"
                 raise fail(
                     f"part '{text}' must name one earlier atomic tool by its signature "
-                    f"'in, ... -> out' ({what} tool has it)",
-                    value.span,
+                    f"({what} tool has it)",
+                    part.span,
                 )
             if not part_ins <= held or part_out in held:
                 why = (
@@ -414,11 +413,11 @@ class ToolBuilder:
                     if not part_ins <= held
                     else f"{part_out} is already held"
                 )
-                raise fail(f"part '{text}' cannot run here: {why}", value.span)
+                raise fail(f"part '{text}' cannot run here: {why}", part.span)
             held.add(part_out)
             names.append(found[0])
         if output not in held:
-            raise fail(f"the parts never produce the composite's output '{output}'", attr.span)
+            raise fail(f"the parts never produce the composite's output '{output}'", node.span)
         return tuple(names)
 
     # ------------------------------------------------------------ servers

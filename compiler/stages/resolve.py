@@ -18,65 +18,130 @@ from attrs import frozen
 from scn import model as m
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnError, ScnSemanticError
-from scn.evaluate import did_you_mean
+from scn.evaluate import did_you_mean, sampler_keywords
+from scn.parse import STATEMENT_KEYWORDS
 from scn.source import SourceFile, Span
 from scn.transform import parse
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry
 
-#: Attributes each construct accepts; anything else is reported with a suggestion.
-ATTRIBUTES: dict[str, frozenset[str]] = {
-    "datatype": frozenset({"role", "describe", "aliases", "example", "format", "entity", "values"}),
-    "tool": frozenset({"cost", "latency", "describe", "internal", "returns", "success"}),
-    "chain": frozenset({"describe", "cost", "latency"}),
-    "composite": frozenset({"name", "describe", "cost", "latency"}),
-    "sibling": frozenset(
-        {"kind", "suffix", "name", "describe", "returns", "draws", "success", "output", "argument"}
-    ),
-    "toolset": frozenset(
-        {"name", "variant", "argument", "describe", "cost", "latency", "internal"}
-    ),
-    "signature": frozenset(
-        {"name", "describe", "cost", "latency", "variant", "release", "internal", "parts"}
-    ),
-    "server": frozenset({"describe", "cost", "latency"}),
-    "blocker": frozenset(
-        {"signal", "trigger", "effect", "count", "guarantee", "messages", "describe"}
-    ),
-    "constraint": frozenset(
-        {"kind", "dimension", "scope", "message", "gated_on", "structures", "describe"}
-    ),
-    "backend": frozenset({"records", "pool"}),
-    "harness": frozenset({"metrics", "protocol", "success"}),
-    "tasks": frozenset(
-        {
-            "where",
-            "goal",
-            "inputs",
-            "query",
-            "split",
-            "tools",
-            "record",
-            "truth",
-            "id",
-            "info",
-            "subtasks",
-            "constraints",
-            "entities",
-        }
-    ),
+#: How many values an attribute takes: (least, most), most None for "any number".
+Arity = tuple[int, int | None]
+ONE: Arity = (1, 1)  #: `describe "..."`: one value; a second is an error, never ignored
+LIST: Arity = (1, None)  #: `goal A, B`: one or more values, each of which counts
+PAIR: Arity = (2, 2)  #: `pool User, 25`, `info key, value`: exactly two
+
+#: Attributes each construct accepts, with their arity; anything else is reported with a
+#: suggestion, and a value beyond an attribute's arity is an error at that value (so `tools a, b`
+#: can never silently mean `tools a`). `describe` on a chain, server, blocker or constraint is a
+#: note for readers of the file; everything else here has a meaning in expand.
+ARITY: dict[str, dict[str, Arity]] = {
+    "datatype": {
+        "role": ONE,
+        "describe": ONE,
+        "aliases": LIST,
+        "example": LIST,
+        "format": ONE,
+        "entity": ONE,
+    },
+    "tool": {
+        "cost": ONE,
+        "latency": ONE,
+        "describe": ONE,
+        "internal": ONE,
+        "returns": ONE,
+    },
+    "chain": {"describe": ONE, "cost": ONE, "latency": ONE},
+    "composite": {"name": ONE, "describe": ONE, "cost": ONE, "latency": ONE},
+    "sibling": {
+        "kind": ONE,
+        "suffix": ONE,
+        "name": ONE,
+        "describe": ONE,
+        "returns": ONE,
+        "draws": ONE,
+        "success": ONE,
+        "output": ONE,
+        "argument": ONE,
+    },
+    "toolset": {
+        "name": ONE,
+        "variant": ONE,
+        "argument": ONE,
+        "describe": ONE,
+        "cost": ONE,
+        "latency": ONE,
+        "internal": ONE,
+    },
+    "signature": {
+        "name": ONE,
+        "describe": ONE,
+        "cost": ONE,
+        "latency": ONE,
+        "variant": ONE,
+        "release": ONE,
+        "internal": ONE,
+    },
+    "server": {"describe": ONE, "cost": ONE, "latency": ONE},
+    "blocker": {
+        "signal": ONE,
+        "trigger": ONE,
+        "effect": ONE,
+        "count": ONE,
+        "guarantee": ONE,
+        "messages": LIST,
+        "describe": ONE,
+    },
+    "constraint": {
+        "kind": ONE,
+        "dimension": ONE,
+        "scope": ONE,
+        "message": ONE,
+        "gated_on": LIST,
+        "structures": LIST,
+        "describe": ONE,
+    },
+    "backend": {"records": ONE, "pool": PAIR},
+    "harness": {"metrics": LIST, "protocol": ONE, "success": ONE},
+    "tasks": {
+        "where": ONE,
+        "goal": LIST,
+        "inputs": LIST,
+        "query": ONE,
+        "split": ONE,
+        "tools": LIST,
+        "record": ONE,
+        "truth": ONE,
+        "id": ONE,
+        "info": PAIR,
+        "subtasks": ONE,
+        "constraints": LIST,
+        "entities": ONE,
+    },
 }
+
+#: The attribute names of each construct (the keys of `ARITY`).
+ATTRIBUTES: dict[str, frozenset[str]] = {kind: frozenset(keys) for kind, keys in ARITY.items()}
 
 #: Attributes that may appear more than once in one construct.
 REPEATABLE = frozenset({"pool", "info"})
+
+#: Keywords that may also start a line of a construct's body, offered by did-you-mean next to
+#: its attributes (`gvien A` in a tasks block is a misspelled `given`, not an attribute).
+BODY_KEYWORDS: dict[str, frozenset[str]] = {
+    "tasks": frozenset({"given", "for"}),
+    "constraint": frozenset({"param"}),
+}
 
 PARAM_TYPES = frozenset({"int", "float", "str", "bool", "list"})
 QUANTITIES = frozenset({"cost", "latency"})
 SEED_PARTS = frozenset({"global", "task", "tool", "quantity"})
 SIGNALS = frozenset({"explicit", "implicit"})
 GUARANTEES = frozenset({"solvable", "none"})
-TRIGGERS = frozenset({"schedule", "paper_schedule", "step", "fraction", "on_call", "retrieval"})
+#: The blocker triggers the runtime implements (`scn.runtime.blockers.next_trigger` and the
+#: retrieval-time path blocking); nothing else is accepted, so no trigger is silently ignored.
+TRIGGERS = frozenset({"schedule", "paper_schedule", "retrieval"})
 SCOPES = frozenset({"call", "turn", "final", "plan", "episode"})
 TRUTHS = frozenset({"min_cost", "minimal_sets", "catalog", "dag", "reference"})
 
@@ -180,18 +245,44 @@ def _walk(items: tuple[m.Item, ...] | list[m.Item]) -> list[m.Item]:
 
 
 def _check_attrs(kind: str, attrs: tuple[m.Attr, ...], errors: Collector) -> None:
-    allowed = ATTRIBUTES[kind]
+    arities = ARITY[kind]
     seen: dict[str, Span | None] = {}
     for attr in attrs:
-        if attr.key not in allowed:
-            hint = did_you_mean(attr.key, allowed)
+        arity = arities.get(attr.key)
+        if arity is None:
+            candidates = set(arities) | BODY_KEYWORDS.get(kind, frozenset())
+            hint = did_you_mean(attr.key, candidates)
+            if not hint and did_you_mean(attr.key, STATEMENT_KEYWORDS):
+                # `datatype X` then `chian c`: the misspelled statement was read as an attribute.
+                word = did_you_mean(attr.key, STATEMENT_KEYWORDS).split("'")[1]
+                hint = f" (did you mean the statement '{word}'?)"
             errors.error(
-                f"unknown attribute '{attr.key}' for {kind}{hint}; expected one of: {', '.join(sorted(allowed))}",
+                f"unknown attribute '{attr.key}' for {kind}{hint}; expected one of: {', '.join(sorted(arities))}",
                 attr.span,
             )
-        elif attr.key in seen and attr.key not in REPEATABLE:
+            continue
+        if attr.key in seen and attr.key not in REPEATABLE:
             errors.error(f"attribute '{attr.key}' is given twice in this {kind}", attr.span)
         seen[attr.key] = attr.span
+        _check_arity(kind, attr, arity, errors)
+
+
+def _check_arity(kind: str, attr: m.Attr, arity: Arity, errors: Collector) -> None:
+    """Report values beyond what `attr` takes (at the first extra one) or too few of them."""
+    least, most = arity
+    count = len(attr.values)
+    if most is not None and count > most:
+        extra = attr.values[most]
+        takes = "one value" if most == 1 else f"{most} values"
+        errors.error(
+            f"{kind} attribute '{attr.key}' takes {takes}, not {count}",
+            extra.span or attr.span,
+        )
+    elif count < least:
+        errors.error(
+            f"{kind} attribute '{attr.key}' takes {least} values, not {count}",
+            attr.span,
+        )
 
 
 def _word(attr: m.Attr) -> str | None:
@@ -257,13 +348,29 @@ def _check_law(
     families = registry.cost_laws
     for call in _calls(law.expr):
         name = call.args[0].template.text if call.args[0].template is not None else ""
-        if name in families or name in BUILTIN_FUNCTION_NAMES:
+        if name in families:
+            _check_keywords(name, call, families[name], errors)
+            continue
+        if name in BUILTIN_FUNCTION_NAMES:
             continue
         hint = did_you_mean(name, list(families) + list(BUILTIN_FUNCTION_NAMES))
         errors.error(
             f"unknown law family '{name}'{hint}; known: {', '.join(sorted(families))}",
             call.args[0].span,
         )
+
+
+def _check_keywords(name: str, call: m.Expr, family: object, errors: Collector) -> None:
+    """Report a keyword a law family's sampler does not take (`choice(xs, weights=[...])`)."""
+    allowed = sampler_keywords(getattr(family, "sampler", None))
+    for arg in call.args[1:]:
+        if arg.op == "kwarg" and arg.text not in allowed:
+            known = f"its keywords: {', '.join(sorted(allowed))}" if allowed else "it takes none"
+            errors.error(
+                f"law family '{name}' has no keyword '{arg.text}'"
+                f"{did_you_mean(arg.text, allowed)}; {known}",
+                arg.span,
+            )
 
 
 #: Functions usable in law expressions besides registered random families.
@@ -415,7 +522,12 @@ def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
     _check_attrs("blocker", b.attrs, errors)
     _check_choice(_attr(b.attrs, "signal"), SIGNALS, "a blocker's signal", errors)
     _check_choice(_attr(b.attrs, "guarantee"), GUARANTEES, "a blocker's guarantee", errors)
-    _check_choice(_attr(b.attrs, "trigger"), TRIGGERS, "a blocker's trigger", errors)
+    _check_choice(
+        _attr(b.attrs, "trigger"),
+        TRIGGERS,
+        "a blocker's trigger (one the runtime implements)",
+        errors,
+    )
     effect = _attr(b.attrs, "effect")
     if effect is None:
         errors.error(f"blocker '{b.name}' needs an `effect` (what happens when it fires)", b.span)
@@ -428,16 +540,11 @@ def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
         errors.error(f"blocker '{b.name}' needs a `signal` (explicit or implicit)", b.span)
 
 
-#: Harness attributes that name exactly one thing; the others take a list.
-HARNESS_SINGLE = frozenset({"protocol", "success"})
-
-
 def _check_harness(h: m.Harness, errors: Collector) -> None:
-    """A harness names plugins' families and rules: bare names, one where only one can act."""
+    """A harness names plugins' families and rules: bare names, one where only one can act
+    (the arity table says which)."""
     _check_attrs("harness", h.attrs, errors)
     for attr in h.attrs:
-        if attr.key in HARNESS_SINGLE and len(attr.values) > 1:
-            errors.error(f"harness `{attr.key}` takes one name, not a list", attr.span)
         for v in attr.values:
             if not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
