@@ -1,0 +1,1 @@
+"""CCTU as a plugin: its metric family (solve rates, violation and self-correction rates)."""
