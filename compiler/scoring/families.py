@@ -274,6 +274,12 @@ def score_records(
 # ------------------------------------------------------------------ families not installed
 
 
+def bundle_label(record: Mapping[str, Any]) -> str:
+    """Return "domain/scenario" of a record's bundle, for messages."""
+    block = as_dict(record.get("bundle"))
+    return f"{block.get('domain')}/{block.get('scenario')}"
+
+
 def missing_messages(missing: Mapping[str, Iterable[str]]) -> list[str]:
     """Return one message per family not installed ({family: bundles naming it}), naming the
     entry point that registers it when an installed but unloaded one does."""

@@ -135,7 +135,7 @@ class _Scorer:
         """Return the general and family metrics of some of a run's records."""
         table, missing = fam.score_group(records, self.names(run), self.families)
         for name in missing:
-            self.missing.setdefault(name, set()).add(run.bundle)
+            self.missing.setdefault(name, set()).add(fam.bundle_label(run.records[0]))
         return table
 
     def headings(self, runs: Iterable[Run]) -> dict[str, str]:
