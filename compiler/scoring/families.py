@@ -69,6 +69,7 @@ class BundleCache:
 
     def __init__(self) -> None:
         self.read: dict[str, Any] = {}
+        self.named: dict[tuple[Any, Any, Any], list[str] | None] = {}
 
     def get(self, path: Any) -> Any:
         if not isinstance(path, str):
@@ -79,6 +80,12 @@ class BundleCache:
 
     def harness(self, block: Mapping[str, Any]) -> list[str] | None:
         """Return the families of the bundle a record's block names, if it is the same scenario."""
+        key = (block.get("path"), block.get("domain"), block.get("scenario"))
+        if key not in self.named:
+            self.named[key] = self._harness(block)
+        return self.named[key]
+
+    def _harness(self, block: Mapping[str, Any]) -> list[str] | None:
         files = self.get(block.get("path"))
         if files is None:
             return None

@@ -123,13 +123,10 @@ class _Scorer:
         self.families = families
         self.bundles = fam.BundleCache()
         self.missing: dict[str, set[str]] = {}
-        self._names: dict[str, tuple[str, ...]] = {}
 
     def names(self, run: Run) -> tuple[str, ...]:
         """Return the metric families of a run (those its first record names)."""
-        if run.label not in self._names:
-            self._names[run.label] = fam.families_of(run.records[0], self.bundles)
-        return self._names[run.label]
+        return fam.families_of(run.records[0], self.bundles)
 
     def score(self, run: Run, records: list[dict[str, Any]]) -> dict[str, Any]:
         """Return the general and family metrics of some of a run's records."""
