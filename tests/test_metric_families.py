@@ -24,7 +24,7 @@ from scn.cli import main
 from scn.plugins import builtin
 from scn.plugins.costbench import plugin as costbench_plugin
 from scn.plugins.manager import make_plugin_manager
-from scn.plugins.registry import collect_registry
+from scn.plugins.registry import MetricFamilyEntry, collect_registry
 from scn.regenerate import ROOT
 from scn.runtime.agents import AGENTS
 from scn.runtime.bundle import LoadedBundle
@@ -184,12 +184,11 @@ from pathlib import Path
 from scn.scoring import families, report
 from scn.trajectory import read_trajectories
 from scn.plugins.costbench import plugin
+from scn.plugins.registry import MetricFamilyEntry
 
 found = {}
 def register(name, score, **kw):
-    found[name] = type("Entry", (), {"name": name, "score": staticmethod(score), "plugin": "x",
-        "truth_fields": None, "breakdown": kw.get("breakdown", {}),
-        "plots": staticmethod(kw["plots"])})
+    found[name] = MetricFamilyEntry(name=name, score=score, plugin="costbench", **kw)
 plugin.scn_register_metric_families(register)
 records = read_trajectories(Path(sys.argv[1]))
 table = families.score_records(records, truth=families.load_truth(records, found), families=found)
@@ -211,3 +210,31 @@ def test_scoring_imports_neither_the_runtime_nor_the_front_end(
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []
+
+
+def test_a_family_whose_figures_fail_is_reported_and_the_report_still_written(
+    costbench_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    from scn.scoring.report import build_report
+
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(json.dumps(r) + "\n" for r in costbench_records), encoding="utf-8")
+
+    def fail(runs: Any, out_dir: Path) -> list[str]:
+        raise RuntimeError("no ink")
+
+    def escape(runs: Any, out_dir: Path) -> list[str]:
+        return ["../outside.png"]
+
+    def score(records: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"seen": len(records)}
+
+    for plots, expected in ((fail, "RuntimeError: no ink"), (escape, "not a relative file")):
+        entry = MetricFamilyEntry(name="costbench", score=score, plots=plots, plugin="p")
+        heard: list[str] = []
+        files = build_report([runs], heard.append, families={"costbench": entry})
+        assert sorted(files) == ["report.json", "report.md"]
+        assert json.loads(files["report.json"])["runs"][0]["metrics"]["seen"] == 18
+        [message] = heard
+        assert "metric family 'costbench' of plugin 'p' failed to draw" in message
+        assert expected in message
