@@ -37,9 +37,10 @@ def harness_metrics(scenario: Mapping[str, Any]) -> list[str]:
 
 
 @contextmanager
-def _paused_gc() -> Iterator[None]:
-    """Pause the cyclic collector while records are built: they hold no cycles, and on a file of
-    100,000 episodes the collector's rescans of the growing list cost more than the parsing."""
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic collector while records are built or scored: they hold no cycles, and
+    with 100,000 episodes in memory each full collection rescans them all, which costs more than
+    the parsing (or the scoring) itself. The collector resumes afterwards if it was running."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -56,7 +57,7 @@ def read_trajectories(path: Path) -> list[dict[str, Any]]:
         ScnDataError: a line is not JSON or not a `scn-trajectory/1` record (with its line number).
     """
     records: list[dict[str, Any]] = []
-    with _paused_gc():
+    with paused_gc():
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         for number, line in enumerate(lines, start=1):
             _read_line(path, number, line, records)

@@ -35,7 +35,7 @@ from typing import Any
 from scn.diagnostics import ScnError, ScnPluginError
 from scn.scoring import general
 from scn.scoring.records import as_dict, task_facts, truth_of
-from scn.trajectory import harness_metrics
+from scn.trajectory import harness_metrics, paused_gc
 
 #: Installed families by name (`Registry.metric_families`: entries with `score`, `plots`,
 #: `truth_fields`, `breakdown`, `plugin`).
@@ -149,10 +149,17 @@ def load_truth(
 
     `families` (default: the installed ones) supply the extra fields of the families each
     bundle names."""
-    from scn.emit.bundle import sha256
-
     if families is None:
         families = installed_families()
+    with paused_gc():  # bundles parse into plain data; see `score_records`
+        return _load_truth(records, families)
+
+
+def _load_truth(
+    records: Iterable[Mapping[str, Any]], families: Families
+) -> dict[str, dict[str, dict[str, Any]]]:
+    from scn.emit.bundle import sha256
+
     out: dict[str, dict[str, dict[str, Any]]] = {}
     named: dict[str, dict[str, None]] = {}
     paths: dict[str, str] = {}
@@ -239,6 +246,16 @@ def score_records(
     """Return {group: {metric: value}}: the general and family metrics of each agent on each
     bundle (see the module docstring for group names). `truth` completes the records first;
     `families` defaults to the installed ones; `warn` hears about families not installed."""
+    with paused_gc():  # the records hold no cycles; full collections would only rescan them
+        return _score_records(records, truth, families, warn)
+
+
+def _score_records(
+    records: list[dict[str, Any]],
+    truth: Mapping[str, Mapping[str, Mapping[str, Any]]] | None,
+    families: Families | None,
+    warn: Warn | None,
+) -> dict[str, dict[str, Any]]:
     if truth:
         records = with_truth(records, truth)
     if families is None:
