@@ -238,3 +238,21 @@ def test_a_family_whose_figures_fail_is_reported_and_the_report_still_written(
         [message] = heard
         assert "metric family 'costbench' of plugin 'p' failed to draw" in message
         assert expected in message
+
+
+def test_a_family_that_raises_is_a_plugin_error_naming_it(
+    costbench_records: list[dict[str, Any]],
+) -> None:
+    from scn.diagnostics import ScnPluginError
+
+    def broken(records: list[dict[str, Any]]) -> dict[str, Any]:
+        raise ZeroDivisionError("oops")
+
+    def facts(task: Any, tools: Any) -> Any:
+        return ["not", "a", "mapping"]
+
+    entry = MetricFamilyEntry(name="costbench", score=broken, truth_fields=facts, plugin="p")
+    with pytest.raises(ScnPluginError, match="'costbench' of plugin 'p' failed in score: Zero"):
+        families.score_records(costbench_records, families={"costbench": entry})
+    with pytest.raises(ScnPluginError, match="failed in truth_fields: TypeError: returned list"):
+        families.load_truth(costbench_records, {"costbench": entry})
