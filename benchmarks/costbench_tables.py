@@ -49,10 +49,10 @@ def released_ids() -> list[str] | None:
 def rows(length: int, seed: int, released: list[str] | None) -> list[tuple[str, dict]]:
     from scn.api import compile_target
     from scn.emit.bundle import write_bundle
+    from scn.plugins.costbench import metrics as costbench
     from scn.runtime.agents import AGENTS
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.run import episode
-    from scn.scoring import costbench
 
     bundle = compile_target("travel", seed=seed, overrides={"length": str(length)})
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,7 +14,7 @@ steps per second = steps in the records / CPU seconds of the whole loop: the age
 
 Part 2, scoring: the real oracle records of part 1 are replicated into a trajectory file of
 100,000 episodes, then read with `read_trajectories` and scored with `families.score_records`,
-which is what `scn score` does (`general` and CostBench metrics for the travel domain). Timed once
+which is what `scn score` does (`general` and the `costbench` family the scenario names). Timed once
 more with the truth fields loaded from the bundle (`families.load_truth`). Target: under 30 s.
 
 Times are CPU seconds (`time.process_time`, the best of several rounds for part 1) because the

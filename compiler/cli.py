@@ -507,20 +507,31 @@ def run(
             click.echo(f"{out}: {played} episodes played, {skipped} already done")
 
 
+def _warn(message: str) -> None:
+    """Print a warning that does not stop the command (a missing metric family, say)."""
+    click.echo(f"scn: warning: {message}", err=True)
+
+
 @main.command()
 @click.argument("trajectories", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 @diagnostics_option
 def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
-    """Print the metrics of a trajectory file, per agent, in its bundle family's terms."""
-    from scn.runtime.run import read_trajectories
+    """Print the metrics of a trajectory file, per agent, in its metric families' terms."""
     from scn.scoring import families
+    from scn.trajectory import read_trajectories
 
     with _boundary(_Reporter(diagnostics_format)):
         records = read_trajectories(trajectories)
         if not records:
             raise ScnError(f"{trajectories} holds no episodes", path=str(trajectories), code="data")
-        table = families.score_records(records, truth=families.load_truth(records))
+        installed = families.installed_families()
+        table = families.score_records(
+            records,
+            truth=families.load_truth(records, installed),
+            families=installed,
+            warn=_warn,
+        )
         if as_json:
             click.echo(json.dumps(table, indent=2, sort_keys=True))
             return
@@ -555,7 +566,7 @@ def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -
     from scn.scoring.report import write_report
 
     with _boundary(_Reporter(diagnostics_format)):
-        for path in write_report(list(trajectories), out):
+        for path in write_report(list(trajectories), out, warn=_warn):
             click.echo(path)
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from scn.plugins import hookspec
 
@@ -112,6 +113,24 @@ class RegisterAgent(Protocol):
     """Signature of the `register` callback of `scn_register_agents`."""
 
     def __call__(self, name: str, factory: Callable[..., object], *, doc: str = "") -> None: ...
+
+
+class RegisterMetricFamily(Protocol):
+    """Signature of the `register` callback of `scn_register_metric_families`."""
+
+    def __call__(
+        self,
+        name: str,
+        score: Callable[[list[dict[str, Any]]], Mapping[str, float | int | None]],
+        *,
+        plots: Callable[[Sequence[Any], Path], Sequence[str]] | None = None,
+        truth_fields: Callable[
+            [Mapping[str, Any], Mapping[str, Mapping[str, Any]]], Mapping[str, Any]
+        ]
+        | None = None,
+        breakdown: Mapping[str, str] | Sequence[str] = (),
+        doc: str = "",
+    ) -> None: ...
 
 
 #: The type names a validator kind's parameters may be declared with (or a union, `str | list`).
@@ -353,6 +372,62 @@ def scn_register_agents(register: RegisterAgent) -> None:
     """
 
 
+@hookspec
+def scn_register_metric_families(register: RegisterMetricFamily) -> None:
+    """Register metric families: how ``scn score`` and ``scn report`` score a scenario's episodes.
+
+    A scenario names its families in ``.scn`` (``harness { metrics NAME ... }``); the bundle
+    records them in ``scenario.json`` and every trajectory record in its ``bundle.metrics``, so
+    scoring needs nothing but the trajectory file (and, for task facts, the bundle on disk).
+    Every group of records (one agent on one bundle, one blocker setting) gets the general
+    metrics (episodes, success rate, mean calls, invalid-call rate, mean cost) and then each of
+    its families' metrics, a family's value winning over a general one of the same name. A
+    family that is named but not installed is reported on stderr; the general metrics are still
+    scored.
+
+    Call ``register(name, score, *, plots=None, truth_fields=None, breakdown=(), doc="")`` once
+    per family.
+
+    - ``name``: the family, as written after ``metrics`` in a ``harness`` statement.
+    - ``score``: ``score(records) -> Mapping[str, float | int | None]``, the family's metric
+      table over ``records``, a list of ``scn-trajectory/1`` records (dicts, as documented in
+      ``scn.runtime.run``) of one agent on one bundle. A value is a number, or None when the
+      metric is undefined for these records (nothing to average over). It must not modify the
+      records, must accept an empty list, and must tolerate missing optional fields (the helpers
+      in ``scn.scoring.records`` do).
+    - ``plots``: ``plots(runs, out_dir) -> list[str]`` draws the family's figures for
+      ``scn report``. ``runs`` is a list of ``scn.scoring.runs.Run`` (``label``, ``file``,
+      ``bundle``, ``agent``, ``settings``, ``records``), the report's runs that use this family;
+      ``out_dir`` an existing, empty folder. Write the files there and return their names
+      relative to it; the report embeds them and ships them next to ``report.md``. Output should
+      be deterministic (``scn.scoring.figures`` draws byte-stable PNGs). A plot that raises is
+      reported on stderr and left out; the report is still written.
+    - ``truth_fields``: ``truth_fields(task, tools) -> Mapping[str, Any]``, task facts the
+      scorer needs beyond those every family gets (``scn.scoring.records.task_facts``: given,
+      goals, subtasks, constraints, the ground truth's answer, tool sets and minimum turns, tool
+      signatures and latencies). ``task`` is one record of the bundle's ``tasks.jsonl``, ``tools``
+      the bundle's ``tools/internal.json`` by name. ``scn score`` merges the result into each
+      record's ``outcome.truth`` when the record's bundle is on disk unchanged; the record's own
+      fields win.
+    - ``breakdown``: metrics of ``score`` that ``scn report`` also breaks down by task length and
+      by blocker type, a mapping of metric name to heading (or a list of names, each its own
+      heading).
+    - ``doc``: one line shown by ``scn plugins``.
+
+    Example::
+
+        @hookimpl
+        def scn_register_metric_families(register):
+            def score(records):
+                n = len(records)
+                hits = sum(r["outcome"]["calls"] <= 3 for r in records)
+                return {"short_episodes": hits / n if n else None}
+
+            register("shortness", score, breakdown={"short_episodes": "Short episodes"},
+                     doc="share of episodes with at most three calls")
+    """
+
+
 #: Every hook name in this module, in documentation order.
 HOOK_NAMES: tuple[str, ...] = (
     "scn_register_domains",
@@ -363,4 +438,5 @@ HOOK_NAMES: tuple[str, ...] = (
     "scn_register_emitters",
     "scn_register_dialects",
     "scn_register_agents",
+    "scn_register_metric_families",
 )

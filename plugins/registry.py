@@ -150,6 +150,20 @@ class AgentEntry:
     plugin: str
 
 
+@frozen(kw_only=True)
+class MetricFamilyEntry:
+    """A metric family: `score(records) -> {metric: number | None}` over one agent's episodes on
+    one bundle, with optional report figures, task facts and report breakdown metrics."""
+
+    name: str
+    score: Callable[[list[dict[str, Any]]], Mapping[str, Any]]
+    plots: Callable[..., Sequence[str]] | None = None
+    truth_fields: Callable[..., Mapping[str, Any]] | None = None
+    breakdown: Mapping[str, str] = field(factory=dict)  #: metric -> heading, in order
+    doc: str = ""
+    plugin: str
+
+
 # -- the registry -----------------------------------------------------------------------------
 
 _E = TypeVar("_E")
@@ -187,6 +201,7 @@ class Registry:
     emitters: Mapping[str, EmitterEntry] = _table()
     dialects: Mapping[str, DialectEntry] = _table()
     agents: Mapping[str, AgentEntry] = _table()
+    metric_families: Mapping[str, MetricFamilyEntry] = _table()
 
 
 #: Each registry hook, the `Registry` field it fills and how messages call one entry.
@@ -199,6 +214,7 @@ KINDS: tuple[_Kind, ...] = (
     _Kind("scn_register_emitters", "emitters", "emitter"),
     _Kind("scn_register_dialects", "dialects", "dialect"),
     _Kind("scn_register_agents", "agents", "agent"),
+    _Kind("scn_register_metric_families", "metric_families", "metric family"),
 )
 assert tuple(k.hook for k in KINDS) == HOOK_NAMES
 
@@ -468,6 +484,47 @@ def _agent_register(s: _Session) -> Callable[..., None]:
     return register
 
 
+def _metric_family_register(s: _Session) -> Callable[..., None]:
+    def register(
+        name: str,
+        score: Callable[..., Any],
+        *,
+        plots: Callable[..., Any] | None = None,
+        truth_fields: Callable[..., Any] | None = None,
+        breakdown: Mapping[str, str] | Sequence[str] = (),
+        doc: str = "",
+    ) -> None:
+        name = s.begin(name)
+        if isinstance(breakdown, Mapping):
+            headings = dict(breakdown)
+        elif isinstance(breakdown, (str, bytes)) or not isinstance(breakdown, Sequence):
+            raise s.fail(
+                name,
+                f"breakdown must be a mapping of metric to heading or a sequence of metric "
+                f"names, got {breakdown!r}",
+            )
+        else:
+            headings = {m: m for m in breakdown}
+        for metric, heading in headings.items():
+            if not isinstance(metric, str) or not metric or not isinstance(heading, str):
+                raise s.fail(
+                    name, f"breakdown entry {metric!r}: {heading!r} is not a metric name: heading"
+                )
+        s.add(
+            MetricFamilyEntry(
+                name=name,
+                score=s.function(name, "score", score),
+                plots=s.function(name, "plots", plots, optional=True),
+                truth_fields=s.function(name, "truth_fields", truth_fields, optional=True),
+                breakdown=headings,
+                doc=s.text(name, "doc", doc),
+                plugin=s.plugin_name,
+            )
+        )
+
+    return register
+
+
 _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_domains": _domain_register,
     "scn_register_cost_laws": _cost_law_register,
@@ -477,6 +534,7 @@ _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_emitters": _emitter_register,
     "scn_register_dialects": _dialect_register,
     "scn_register_agents": _agent_register,
+    "scn_register_metric_families": _metric_family_register,
 }
 
 

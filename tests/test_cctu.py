@@ -455,7 +455,10 @@ def test_a_violation_followed_by_a_compliant_retry_is_a_self_correction(
     assert scores["self_correction_rate"] == scores["self_correction_rate.toolset"] == 1.0
     # An answer before the minimum of rounds, then the calls and a compliant answer.
     text = INFEASIBLE.replace("for n in [2, 1]", "for n in [2]") + ROUNDS_TASK
-    text = text.replace("scenario demo/", "scenario cctu/")  # scored as the CCTU family
+    # scored as the CCTU family
+    text = text.replace(
+        '"per-task constraints"', '"per-task constraints"\nharness { metrics cctu }'
+    )
     write_bundle(compile_source(SourceFile("r.scn", text), registry=registry), tmp_path / "r")
     loaded = LoadedBundle.load(tmp_path / "r")
     record = episode(loaded, "u", ViolateThenCorrect(early=True, mistype=False), "scripted")

@@ -14,10 +14,10 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
+from scn.plugins.costbench import metrics as costbench  # noqa: E402
 from scn.regenerate import ROOT, configured  # noqa: E402
 from scn.runtime.bundle import LoadedBundle  # noqa: E402
 from scn.runtime.gym import ENV_ID, SUCCESS_BONUS, ScnGymEnv  # noqa: E402
-from scn.scoring import costbench  # noqa: E402
 
 BUNDLES = [str(e["name"]) for e in configured()]
 

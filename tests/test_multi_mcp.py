@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from scn.api import compile_target
 from scn.emit.bundle import write_bundle
+from scn.plugins.tpsbench.metrics import turns
 from scn.runtime.agents import AGENTS
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.run import episode
 from scn.scoring.families import load_truth, score_records
-from scn.scoring.tpsbench import turns
 from scn.serve.episodes import Episode
 
 EXAMPLES = 5 if os.environ.get("FAST") else 25

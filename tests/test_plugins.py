@@ -733,6 +733,47 @@ def test_hook_scn_register_agents(clean_env):
         collect(p=registering("scn_register_agents", call(7, Agent)))
 
 
+def test_hook_scn_register_metric_families(clean_env):
+    from scn.scoring.families import score_records
+
+    def score(records):
+        return {"answered": sum(r["outcome"]["answer"] is not None for r in records)}
+
+    def truth(task, tools):
+        return {"difficulty": 3}
+
+    registry = collect(
+        m=registering(
+            "scn_register_metric_families",
+            call("answers", score, truth_fields=truth, breakdown=["answered"], doc="answers"),
+            call("bare", score),
+        )
+    )
+    entry = registry.metric_families["answers"]
+    assert (entry.score, entry.truth_fields, entry.plots, entry.plugin) == (score, truth, None, "m")
+    assert (entry.breakdown, entry.doc) == ({"answered": "answered"}, "answers")
+    assert registry.metric_families["bare"].breakdown == {}
+    # The family acts: records whose bundle names it get its metric next to the general ones.
+    outcome = {"success": True, "calls": 0, "invalid_calls": 0, "cost": 0.0, "answer": "x"}
+    record = {"agent": "a", "bundle": {"metrics": ["answers"]}, "outcome": outcome}
+    table = score_records([record], families=registry.metric_families)
+    assert table["a"]["answered"] == 1 and table["a"]["episodes"] == 1
+    assert "answered" not in score_records([record], families={})["a"]
+    bad = {
+        "score": (call("x", "score"), "score must be callable"),
+        "plots": (call("x", score, plots=1), "plots must be callable"),
+        "truth": (call("x", score, truth_fields="no"), "truth_fields must be callable"),
+        "breakdown": (call("x", score, breakdown="emr"), "breakdown must be a mapping"),
+        "heading": (call("x", score, breakdown={"emr": 1}), "is not a metric name: heading"),
+        "doc": (call("x", score, doc=None), "doc must be a str"),
+    }
+    for label, (args, expected) in bad.items():
+        with pytest.raises(ScnPluginError) as excinfo:
+            collect(p=registering("scn_register_metric_families", args))
+        (message,) = messages(excinfo)
+        assert "in scn_register_metric_families: " in message and expected in message, label
+
+
 # -- a real installed distribution ------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from scn.api import compile_target
 from scn.cli import main
 from scn.emit.bundle import write_bundle
+from scn.plugins.planbench import metrics as planbench
 from scn.regenerate import ROOT
 from scn.runtime import path_blocking
 from scn.runtime.agents import OracleAgent
@@ -31,7 +32,7 @@ from scn.runtime.env import Env
 from scn.runtime.protocol import missing_message
 from scn.runtime.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
 from scn.runtime.run import episode
-from scn.scoring import families, planbench
+from scn.scoring import families
 
 HERE = Path(__file__).parent
 RELEASE = HERE.parent.parent / "shared" / "reference" / "planbench-xl"

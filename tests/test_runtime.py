@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from scn.api import compile_target
 from scn.diagnostics import ScnDataError
 from scn.emit.bundle import write_bundle
+from scn.plugins.costbench import metrics as costbench
 from scn.regenerate import ROOT, configured
 from scn.runtime.agents import AGENTS
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.run import episode, read_trajectories, run
-from scn.scoring import costbench
 
 BUNDLES = [str(e["name"]) for e in configured()]
 

@@ -13,11 +13,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scn.plugins.cctu import metrics as cctu
+from scn.plugins.planbench import metrics as planbench
+from scn.plugins.tpsbench import metrics as tpsbench
+from scn.plugins.travelplanner import metrics as travelplanner
 from scn.regenerate import ROOT
 from scn.runtime.agents import AGENTS
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.run import episode
-from scn.scoring import cctu, families, general, planbench, tpsbench, travelplanner
+from scn.scoring import families, general
 
 # --------------------------------------------------------------------------- record builders
 
@@ -90,9 +94,11 @@ def record(
     goals_reached: bool = False,
     plan_checks: dict[str, Any] | None = None,
     digest: str = "sha-1",
+    metrics: tuple[str, ...] = ("planbench",),
     **extra: Any,
 ) -> dict[str, Any]:
-    """A `scn-trajectory/1` record whose outcome counts are derived from its steps."""
+    """A `scn-trajectory/1` record whose outcome counts are derived from its steps; `metrics`
+    are the metric families its bundle names (`harness { metrics ... }`)."""
     for i, s in enumerate(steps):
         s.setdefault("index", i)
         s.setdefault("cost", sum(r["cost"] for r in s["results"]))
@@ -126,6 +132,7 @@ def record(
             "manifest_sha256": digest,
             "domain": domain,
             "scenario": scenario,
+            "metrics": list(metrics),
         },
         "task": task,
         "agent": agent,
@@ -322,7 +329,7 @@ def test_cctu_answer_verify() -> None:
 
 
 def test_cctu_sr_psr_violation_and_correction_rates() -> None:
-    kw = {"domain": "cctu", "scenario": "cctu", "truth": CCTU_TRUTH}
+    kw = {"domain": "cctu", "scenario": "cctu", "truth": CCTU_TRUTH, "metrics": ("cctu",)}
     perfect = record([weather(), answer("ok")], **kw)
     # Step 0's call breaks the call budget; step 1 retries the same tool cleanly: corrected.
     refined = record(
@@ -385,7 +392,7 @@ def test_cctu_correction_is_the_immediate_retry_of_the_same_call() -> None:
         call("b", {}, res("b", valid=False)),  # 4: retry of b, invalid
         answer("done"),
     ]
-    r = record(steps, domain="cctu")
+    r = record(steps, domain="cctu", metrics=("cctu",))
     s = [dict(x) for x in r["steps"]]
     vs = [cctu.violations(x) for x in s]
     # Step 0's violation names b; b's next attempt is step 3, which carries a violation:
@@ -417,7 +424,13 @@ ALL_COMMONSENSE = {name: True for name in travelplanner.COMMONSENSE}
 
 
 def plan(checks: dict[str, Any] | None) -> dict[str, Any]:
-    return record([answer("plan")], domain="travel", scenario="travelplanner", plan_checks=checks)
+    return record(
+        [answer("plan")],
+        domain="travel",
+        scenario="travelplanner",
+        plan_checks=checks,
+        metrics=("travelplanner",),
+    )
 
 
 def test_travelplanner_fixed_denominators() -> None:
@@ -515,7 +528,9 @@ def test_travelplanner_boundaries() -> None:
 
 
 def tps(steps: list[dict[str, Any]], truth: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return record(steps, domain="multi_mcp", scenario="servers", truth=truth, **extra)
+    return record(
+        steps, domain="multi_mcp", scenario="servers", truth=truth, metrics=("tpsbench",), **extra
+    )
 
 
 def test_tpsbench_metrics() -> None:
@@ -652,29 +667,36 @@ def test_tpsbench_boundaries() -> None:
 # --------------------------------------------------------------------------- families
 
 
-def test_family_table() -> None:
-    assert families.FAMILIES == {
-        "travel": "costbench",
-        "retail": "planbench",
-        "multi_mcp": "tpsbench",
-        "cctu": "cctu",
-        "travelplanner": "travelplanner",
-    }
-    assert (
-        families.family_of({"bundle": {"domain": "travel", "scenario": "travelplanner"}})
-        == "travelplanner"
+def test_families_come_from_the_record_not_from_names() -> None:
+    # The scenario's `harness { metrics ... }`, copied into the record by the runtime, decides;
+    # there is no table keyed on domain or scenario names any more.
+    assert not hasattr(families, "FAMILIES")
+    travel = {"domain": "travel", "scenario": "travelplanner", "path": "/nowhere"}
+    assert families.families_of({"bundle": {**travel, "metrics": ["travelplanner"]}}) == (
+        "travelplanner",
     )
-    assert (
-        families.family_of({"bundle": {"domain": "travel", "scenario": "costbench"}}) == "costbench"
-    )
-    assert families.family_of({"bundle": {"domain": "elsewhere", "scenario": "x"}}) is None
+    assert families.families_of({"bundle": {**travel, "metrics": ["a", "b", "a"]}}) == ("a", "b")
+    assert families.families_of({"bundle": {**travel, "metrics": []}}) == ()
+    assert families.families_of({"bundle": travel}) == ()  # no key, and no bundle on disk
+    installed = families.installed_families()
+    for name in ("costbench", "planbench", "tpsbench", "cctu", "travelplanner"):
+        assert installed[name].plugin == name
 
 
 def test_score_records_groups_by_agent_and_bundle() -> None:
     one = paper_example()
     two = {**paper_example(), "agent": "b"}
-    other = record([answer("")], agent="b", domain="multi_mcp", scenario="servers", digest="sha-2")
-    unknown = record([answer("")], agent="c", domain="elsewhere", scenario="x", digest="sha-3")
+    other = record(
+        [answer("")],
+        agent="b",
+        domain="multi_mcp",
+        scenario="servers",
+        digest="sha-2",
+        metrics=("tpsbench",),
+    )
+    unknown = record(
+        [answer("")], agent="c", domain="elsewhere", scenario="x", digest="sha-3", metrics=()
+    )
     table = families.score_records([one, two, other, unknown])
     assert list(table) == ["a", "b [multi_mcp/servers]", "b [retail/planbench]", "c"]
     assert table["a"] == {**general.score([one]), **planbench.score([one])}
@@ -874,11 +896,12 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
         plan_checks = {"delivered": draw(st.booleans()), **{k: draw(s) for k, s in checks.items()}}
         if draw(st.booleans()):
             plan_checks["hard_applicable"] = draw(st.integers(0, 5))
-    domain = draw(st.sampled_from(sorted(families.FAMILIES) + ["other"]))
+    named = st.sampled_from(["costbench", "planbench", "tpsbench", "cctu", "travelplanner", "x"])
     return record(
         draw(st.lists(steps(), max_size=6)),
         agent=draw(st.sampled_from(["x", "y"])),
-        domain=domain,
+        domain=draw(st.sampled_from(["travel", "retail", "multi_mcp", "cctu", "other"])),
+        metrics=tuple(draw(st.lists(named, max_size=2))),
         scenario=draw(st.sampled_from(["s", "travelplanner", "costbench"])),
         truth=truth,
         success=draw(st.booleans()),

@@ -345,7 +345,7 @@ def test_the_cli_compiles_runs_and_scores(tmp_path: Path) -> None:
 
 def test_per_constraint_pass_rates() -> None:
     """Table 4's rates: over the plans a constraint applies to, gated hard ones failing."""
-    from scn.scoring import travelplanner as tp
+    from scn.plugins.travelplanner import metrics as tp
 
     def record(delivered: bool, common: dict, hard: dict) -> dict:
         checks = {"delivered": delivered, "commonsense": common, "hard": hard}

@@ -26,9 +26,9 @@ from typing import Any
 
 from attrs import define, field
 
+from scn.plugins.planbench.metrics import normalize
 from scn.runtime import path_blocking
 from scn.runtime.retriever import Retriever, for_bundle, read_request
-from scn.scoring.planbench import normalize
 
 #: PlanBench-XL's step budget T_max (each model response is one step).
 MAX_STEPS = 100

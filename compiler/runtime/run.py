@@ -3,7 +3,7 @@
 A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 
     {"schema": "scn-trajectory/1",
-     "bundle": {"path", "manifest_sha256", "domain", "scenario"},
+     "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics"},
      "task": id, "agent": name, "settings": {"max_steps", "seed"[, "blocker", "blocks"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
@@ -22,6 +22,9 @@ tools shown (`value` is the name), and the step adds `retrieved` (those names) a
 the outcome adds `blocking` (`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`,
 `truncated`).
 
+`bundle.metrics` is the scenario's `harness { metrics ... }` ([] when it names none), so that
+`scn score` knows the metric families from the file alone (`scn.trajectory` reads the format).
+
 Each line is appended and flushed as soon as its episode ends; a run started again with the same
 output file skips the episodes already written (keyed by task, agent and settings).
 """
@@ -33,11 +36,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from scn.diagnostics import ScnDataError
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
-
-SCHEMA = "scn-trajectory/1"
+from scn.trajectory import (
+    SCHEMA,
+    harness_metrics,
+    read_trajectories,  # noqa: F401 - the format's reader, re-exported
+)
 
 
 def episode(
@@ -72,6 +77,7 @@ def episode(
             "manifest_sha256": bundle.manifest_sha256,
             "domain": bundle.manifest["scenario"]["domain"],
             "scenario": bundle.manifest["scenario"]["name"],
+            "metrics": harness_metrics(bundle.scenario),
         },
         "task": task_id,
         "agent": agent_name,
@@ -103,13 +109,12 @@ def run_defaults(
 ) -> tuple[bool, int, int]:
     """Fill the options a user left out, from the bundle: (retrieval, max_steps, blocks).
 
-    Retrieval mode is on for PlanBench-XL bundles (and whenever the blocker acts at retrieval
-    time); its step budget is PlanBench-XL's 100, else 20 (twice the most subtasks of a fan-out
-    task, if more). `blocks` defaults to 1 event, or for a retrieval-time blocker to the largest
-    blocked set its `count` allows.
+    Retrieval mode is on for bundles whose harness names `protocol retrieval` (and whenever the
+    blocker acts at retrieval time); its step budget is PlanBench-XL's 100, else 20 (twice the
+    most subtasks of a fan-out task, if more). `blocks` defaults to 1 event, or for a
+    retrieval-time blocker to the largest blocked set its `count` allows.
     """
     from scn.runtime.protocol import MAX_STEPS, builtin_rule
-    from scn.scoring.families import family_of
 
     rule = None
     if blocker is not None:
@@ -118,9 +123,8 @@ def run_defaults(
         rule = rule or builtin_rule(blocker)
     at_retrieval = rule is not None and rule.get("trigger") == "retrieval"
     if retrieval is None:
-        names = bundle.manifest["scenario"]
-        family = family_of({"bundle": {"domain": names["domain"], "scenario": names["name"]}})
-        retrieval = at_retrieval or family == "planbench"
+        harness = bundle.scenario.get("harness") or {}
+        retrieval = at_retrieval or "retrieval" in (harness.get("protocol") or [])
     if max_steps is None:
         # Fan-out tasks (up to 50 subtasks) get twice their most subtasks, so that a sequential
         # agent can finish and retry.
@@ -206,41 +210,3 @@ def _repair_tail(out: Path) -> None:
     data = out.read_bytes()
     if data and not data.endswith(b"\n"):
         out.write_bytes(data[: data.rfind(b"\n") + 1])
-
-
-def read_trajectories(path: Path) -> list[dict[str, Any]]:
-    """Read a trajectory file, checking each line's schema.
-
-    Raises:
-        ScnDataError: a line is not JSON or not a `scn-trajectory/1` record (with its line number).
-    """
-    from scn.parse import paused_gc
-
-    records = []
-    with paused_gc():  # records hold no cycles; the collector would only slow the reading down
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        for number, line in enumerate(lines, start=1):
-            _read_line(path, number, line, records)
-    return records
-
-
-def _read_line(path: Path, number: int, line: str, records: list[dict[str, Any]]) -> None:
-    """Parse and check one trajectory line, appending it to `records` (blank lines skipped)."""
-    if not line.strip():
-        return
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise ScnDataError(
-            f"{path}:{number}: not JSON ({e.msg})", path=f"{path}:{number}"
-        ) from None
-    if not isinstance(record, dict) or record.get("schema") != SCHEMA:
-        raise ScnDataError(
-            f"{path}:{number}: not a {SCHEMA} record", path=f"{path}:{number}: $.schema"
-        )
-    for key in ("task", "agent", "steps", "outcome", "bundle"):
-        if key not in record:
-            raise ScnDataError(
-                f"{path}:{number}: missing '{key}'", path=f"{path}:{number}: $.{key}"
-            )
-    records.append(record)

@@ -1,59 +1,54 @@
-"""Comparison reports over trajectory files: a Markdown table of every run and CostBench plots.
+"""Comparison reports over trajectory files: a table of every run, breakdowns, family figures.
 
 `write_report(paths, out)` reads several `scn-trajectory/1` files and writes, into the folder `out`:
 
-- `report.md`: one row per run with all its metrics, then EMR and ANED (and episode counts) by
-  task length and, when any episode ran with a blocker, by blocker type;
-- `report.json`: the same numbers, machine-readable;
-- `emr_by_length.png`, `aned_by_length.png`: one line per run over task length (CostBench's
-  figures of exact-match rate and normalized edit distance against sequence length);
-- `emr_by_blocker.png`, `aned_by_blocker.png` (only with blocker runs): grouped bars, one bar per
-  run for each blocker type.
+- `report.md`: one row per run with all its metrics (the general ones and its metric families'),
+  then episodes, success rate and the families' breakdown metrics (the `breakdown` a family
+  registers) by task length and, when any episode ran with a blocker, by blocker type; then the
+  families' figures;
+- `report.json`: the same numbers, machine-readable, and the figure files of each family;
+- every figure the metric families of the runs draw (`plots` of
+  `scn_register_metric_families`), each family given the runs that use it.
 
-A *run* is (file, bundle, agent, settings): the settings hold `max_steps`, `seed` and, for runs
-with dynamic blockers, `blocker` and `blocks`, so the same agent with another blocker is another
-run. In the blocker breakdown a series is a run without its `blocker` and `blocks` settings, so
-that one set of bars compares the blocker types an agent met (episodes without a blocker count as
-`none`; a blocker type that ran with several block counts is split by count, `KIND xN`).
+Runs (file, bundle, agent, settings), task length and blocker series are defined in
+`scn.scoring.runs`; a run's families are those its records name (`scn.scoring.families`). Like
+the runs table, the breakdowns score each slice with the general and family scorers on the
+records alone (no task facts are read from bundles, unlike `scn score`).
 
-The task length of an episode is, first found: `settings["task_length"]`, `settings["length"]`,
-the bundle's `params.length` if the trajectory records it, else the number of calls of the ground
-truth (`len(outcome.truth.path)`).
-
-Metrics come from `scn.scoring.families.score_records` when that module exists, otherwise
-from `general.score` plus `costbench.score` for travel bundles. The breakdowns use EMR and ANED as
-`scn.scoring.costbench` defines them when the family does not report them.
-
-Output is deterministic (sorted runs and keys, fixed figure size and DPI, matplotlib's default
-style, no software/date metadata in the PNGs), so the same inputs give byte-identical files. The
-folder is written atomically: into a temporary sibling, then renamed into place.
+Output is deterministic (sorted runs and keys; families draw with `scn.scoring.figures`, which
+fixes figure size, DPI and style and writes no metadata), so the same inputs give byte-identical
+files. The folder is written atomically: into a temporary sibling, then renamed into place.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from io import BytesIO
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from scn.diagnostics import ScnDataError, ScnEmitError
+from scn.scoring import families as fam
+from scn.scoring.runs import (
+    BLOCKER_KEY,
+    BLOCKS_KEY,
+    Run,
+    blocker,
+    blocker_splitter,
+    breakdown,
+    make_runs,
+    task_length,
+)
+from scn.trajectory import read_trajectories
 
-#: Figure size (inches) and resolution of every plot.
-FIGSIZE = (8.0, 4.5)
-DPI = 100
+Warn = fam.Warn
 
-#: Settings that name the blocker of a run (its kind and its events per episode); both are
-#: removed from a run's settings to form a series of the blocker breakdown.
-BLOCKER_KEY = "blocker"
-BLOCKS_KEY = "blocks"
-
-Run = tuple[str, str, str, str]  # (file, bundle, agent, settings as sorted JSON)
+#: Files of the report itself, which no family figure may replace.
+RESERVED = frozenset({"report.md", "report.json"})
 
 
 # --------------------------------------------------------------------------- reading
@@ -65,8 +60,6 @@ def _load(path: Path) -> list[tuple[int, dict[str, Any]]]:
     Raises:
         ScnDataError: unreadable file, a line that is not JSON or not a usable record.
     """
-    from scn.runtime.run import read_trajectories
-
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -115,154 +108,118 @@ def _check(record: dict[str, Any], where: str) -> None:
     if not isinstance(record["steps"], list):
         fail("'steps' is not a list", "$.steps")
     try:
-        _task_length(record)
+        task_length(record)
     except (TypeError, ValueError):
         fail("the task length is not an integer", "$.settings.task_length")
-
-
-def _task_length(record: dict[str, Any]) -> int:
-    settings = record.get("settings") or {}
-    for key in ("task_length", "length"):
-        if settings.get(key) is not None:
-            return int(settings[key])
-    params = record["bundle"].get("params")
-    if isinstance(params, dict) and params.get("length") is not None:
-        return int(params["length"])
-    return len(record["outcome"]["truth"]["path"])
-
-
-def _blocker(record: dict[str, Any]) -> str:
-    return _blocker_label((record.get("settings") or {}).get(BLOCKER_KEY))
-
-
-def _blocker_splitter(records: Iterable[dict[str, Any]]) -> Callable[[dict[str, Any]], str]:
-    """Return the blocker type of a record; with the block count when one type ran with several."""
-    counts: dict[str, set[str]] = {}
-    for r in records:
-        counts.setdefault(_blocker(r), set()).add(_plain((r.get("settings") or {}).get(BLOCKS_KEY)))
-
-    def split(record: dict[str, Any]) -> str:
-        kind = _blocker(record)
-        if kind != "none" and len(counts.get(kind, ())) > 1:
-            return f"{kind} x{_plain((record.get('settings') or {}).get(BLOCKS_KEY))}"
-        return kind
-
-    return split
-
-
-def _blocker_label(value: Any) -> str:
-    if value is None or value == "" or value == []:
-        return "none"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        for key in ("kind", "name", "type"):
-            if isinstance(value.get(key), str):
-                return value[key]
-    if isinstance(value, list):
-        return "+".join(sorted(_blocker_label(v) for v in value))
-    return json.dumps(value, sort_keys=True)
-
-
-def _bundle_name(record: dict[str, Any]) -> str:
-    bundle = record["bundle"]
-    domain, scenario = bundle.get("domain"), bundle.get("scenario")
-    if domain or scenario:
-        return f"{domain}-{scenario}"
-    return str(bundle.get("path", "?"))
 
 
 # --------------------------------------------------------------------------- scoring
 
 
-def _family_scorer() -> Callable[[list[dict[str, Any]]], dict[str, dict[str, Any]]] | None:
-    if importlib.util.find_spec("scn.scoring.families") is None:
-        return None
-    from scn.scoring import families
+class _Scorer:
+    """Scores runs and their slices with the installed families; remembers missing families."""
 
-    return getattr(families, "score_records", None)
+    def __init__(self, families: fam.Families) -> None:
+        self.families = families
+        self.bundles = fam.BundleCache()
+        self.missing: dict[str, set[str]] = {}
+
+    def names(self, run: Run) -> tuple[str, ...]:
+        """Return the metric families of a run (those its first record names)."""
+        return fam.families_of(run.records[0], self.bundles)
+
+    def score(self, run: Run, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """Return the general and family metrics of some of a run's records."""
+        table, missing = fam.score_group(records, self.names(run), self.families)
+        for name in missing:
+            self.missing.setdefault(name, set()).add(fam.bundle_label(run.records[0]))
+        return table
+
+    def headings(self, runs: Iterable[Run]) -> dict[str, str]:
+        """Return the breakdown metrics (metric -> heading) of the families the runs use."""
+        out: dict[str, str] = {}
+        for name in sorted({n for run in runs for n in self.names(run)}):
+            entry = self.families.get(name)
+            if entry is not None:
+                out.update({m: h for m, h in entry.breakdown.items() if m not in out})
+        return out
+
+    def slice(self, run: Run, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """Episodes, success rate and the run's families' breakdown metrics of a slice."""
+        n = len(records)
+        cells: dict[str, Any] = {
+            "episodes": n,
+            "success_rate": round(sum(bool(r["outcome"]["success"]) for r in records) / n, 6)
+            if n
+            else None,
+        }
+        wanted = self.headings([run])
+        if wanted:
+            metrics = self.score(run, records)
+            cells.update({m: metrics.get(m) for m in wanted})
+        return cells
 
 
-def score_run(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return the metrics of one run's records (one agent) in its bundle family's terms."""
+def score_run(
+    records: list[dict[str, Any]], families: fam.Families | None = None
+) -> dict[str, Any]:
+    """Return the metrics of one run's records (one agent on one bundle): the general ones and
+    those of the families the records name (default: the installed families)."""
     if not records:
         return {}
-    scorer = _family_scorer()
-    if scorer is not None:
-        table = scorer(records)
-        agent = records[0]["agent"]
-        metrics = table.get(agent) if agent in table else next(iter(table.values()), {})
-        return dict(metrics or {})
-    from scn.scoring import costbench, general
-
-    metrics = general.score(records)
-    if records[0]["bundle"].get("domain") == "travel":
-        metrics.update(costbench.score(records))
-    return metrics
+    run = make_runs([("", r) for r in records[:1]])[0]
+    scorer = _Scorer(fam.installed_families() if families is None else families)
+    return scorer.score(run, records)
 
 
-def _path_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Episodes, success rate, EMR and ANED of a slice of one run."""
-    from scn.scoring import costbench
-
-    metrics = score_run(records)
-    if "emr" not in metrics or "aned" not in metrics:
-        fallback = costbench.score(records)
-        metrics.setdefault("emr", fallback["emr"])
-        metrics.setdefault("aned", fallback["aned"])
-    n = len(records)
-    return {
-        "episodes": n,
-        "success_rate": round(sum(bool(r["outcome"]["success"]) for r in records) / n, 6)
-        if n
-        else None,
-        "emr": metrics["emr"],
-        "aned": metrics["aned"],
-    }
+# --------------------------------------------------------------------------- figures
 
 
-# --------------------------------------------------------------------------- grouping
+def _figures(
+    scorer: _Scorer, runs: list[Run], warn: Warn
+) -> tuple[dict[str, bytes], dict[str, list[str]]]:
+    """Return (file -> bytes, family -> its files) of every figure the runs' families draw."""
+    files: dict[str, bytes] = {}
+    drawn: dict[str, list[str]] = {}
+    for name in sorted({n for run in runs for n in scorer.names(run)}):
+        entry = scorer.families.get(name)
+        if entry is None or entry.plots is None:
+            continue
+        mine = [run for run in runs if name in scorer.names(run)]
+        try:
+            made = _draw(entry, mine)
+        except Exception as e:  # noqa: BLE001 - a family's figures are optional, the report is not
+            warn(
+                f"metric family '{name}' of plugin '{entry.plugin}' failed to draw its figures: "
+                f"{type(e).__name__}: {e}"
+            )
+            continue
+        for rel, data in made.items():
+            if rel in files or rel in RESERVED:
+                warn(f"metric family '{name}' drew {rel}, which the report already has; left out")
+                continue
+            files[rel] = data
+            drawn.setdefault(name, []).append(rel)
+    return files, drawn
 
 
-def _labels(keys: Sequence[Run]) -> dict[Run, str]:
-    """Short unique labels: the agent, plus whatever else tells the runs apart."""
-    files = sorted({k[0] for k in keys})
-    names = {f: Path(f).name for f in files}
-    if len(set(names.values())) < len(files):
-        names = {f: f for f in files}
-    bundles = {k[1] for k in keys}
-    settings = {k: json.loads(k[3]) for k in keys}
-    varying = sorted(
-        name
-        for name in {n for s in settings.values() for n in s}
-        if len({json.dumps(s.get(name, "<absent>"), sort_keys=True) for s in settings.values()}) > 1
-    )
-    out = {}
-    for k in keys:
-        parts = [k[2]]
-        parts += [f"{n}={_plain(settings[k][n])}" for n in varying if n in settings[k]]
-        if len(bundles) > 1:
-            parts.append(k[1])
-        if len(files) > 1:
-            parts.append(f"@{names[k[0]]}")
-        out[k] = " ".join(parts)
-    return out
-
-
-def _plain(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-
-
-def _group(entries: Iterable[tuple[Run, dict[str, Any]]]) -> dict[Run, list[dict[str, Any]]]:
-    groups: dict[Run, list[dict[str, Any]]] = {}
-    for key, record in entries:
-        groups.setdefault(key, []).append(record)
-    return {k: groups[k] for k in sorted(groups)}
-
-
-def _run_key(file: str, record: dict[str, Any], drop: Sequence[str] = ()) -> Run:
-    settings = {k: v for k, v in (record.get("settings") or {}).items() if k not in drop}
-    return (file, _bundle_name(record), record["agent"], json.dumps(settings, sort_keys=True))
+def _draw(entry: Any, runs: list[Run]) -> dict[str, bytes]:
+    """Call a family's `plots` in an empty folder; return the files it names, checked."""
+    with tempfile.TemporaryDirectory(prefix="scn-figures-") as tmp:
+        root = Path(tmp)
+        names = entry.plots(runs, root)
+        if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+            raise TypeError(f"plots returned {names!r}, not a list of file names")
+        made = {}
+        for name in names:
+            rel = PurePosixPath(str(name).replace("\\", "/"))
+            if not str(name) or rel.is_absolute() or ".." in rel.parts:
+                raise ValueError(f"{name!r} is not a relative file name inside the folder")
+            path = root.joinpath(*rel.parts)
+            if not path.is_file():
+                raise FileNotFoundError(f"{name!r} was not written")
+            made[rel.as_posix()] = path.read_bytes()
+        return made
 
 
 # --------------------------------------------------------------------------- rendering
@@ -295,127 +252,36 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     return lines
 
 
-def _figure() -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=FIGSIZE, dpi=DPI)
-    FigureCanvasAgg(fig)
-    fig.subplots_adjust(left=0.09, right=0.66, top=0.9, bottom=0.13)
-    return fig
-
-
-def _png(fig: Any) -> bytes:
-    buffer = BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
-    return buffer.getvalue()
-
-
-def _value(v: Any) -> float:
-    return float("nan") if v is None else float(v)
-
-
-def _line_plot(title: str, ylabel: str, xs: list[int], series: dict[str, dict[int, Any]]) -> bytes:
-    from matplotlib import style
-
-    with style.context("default"):
-        fig = _figure()
-        ax = fig.add_subplot()
-        for label, points in series.items():
-            ax.plot(xs, [_value(points.get(x)) for x in xs], marker="o", label=label)
-        ax.set_title(title)
-        ax.set_xlabel("task length")
-        ax.set_ylabel(ylabel)
-        ax.set_xticks(xs)
-        ax.set_ylim(-0.03, 1.03)
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False)
-        return _png(fig)
-
-
-def _bar_plot(
-    title: str, ylabel: str, groups: list[str], series: dict[str, dict[str, Any]]
-) -> bytes:
-    from matplotlib import style
-
-    with style.context("default"):
-        fig = _figure()
-        ax = fig.add_subplot()
-        from matplotlib.patches import Patch
-
-        colors = {label: f"C{i % 10}" for i, label in enumerate(series)}
-        for g, name in enumerate(groups):
-            # Only the series that ran this blocker type get a slot, centred on the group.
-            present = [label for label, points in series.items() if name in points]
-            width = 0.8 / max(1, len(present))
-            for i, label in enumerate(present):
-                value = series[label][name]
-                if value is not None:
-                    x = g + (i - (len(present) - 1) / 2) * width
-                    ax.bar([x], [float(value)], width=width, color=colors[label])
-        handles = [Patch(color=colors[label], label=label) for label in series]
-        ax.set_title(title)
-        ax.set_xlabel("blocker type")
-        ax.set_ylabel(ylabel)
-        ax.set_xticks(range(len(groups)), groups)
-        ax.set_xlim(-0.6, len(groups) - 0.4)
-        ax.set_ylim(0.0, 1.03)
-        ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(
-            handles=handles,
-            loc="upper left",
-            bbox_to_anchor=(1.02, 1.0),
-            fontsize="small",
-            frameon=False,
-        )
-        return _png(fig)
-
-
 # --------------------------------------------------------------------------- the report
 
 
-def _breakdown(
-    groups: dict[Run, list[dict[str, Any]]],
-    labels: dict[Run, str],
-    split: Callable[[dict[str, Any]], Any],
-) -> tuple[list[Any], dict[str, dict[Any, dict[str, Any]]]]:
-    """Return (sorted categories, label -> category -> path metrics)."""
-    categories = sorted({split(r) for records in groups.values() for r in records})
-    table: dict[str, dict[Any, dict[str, Any]]] = {}
-    for key, records in groups.items():
-        by: dict[Any, list[dict[str, Any]]] = {}
-        for r in records:
-            by.setdefault(split(r), []).append(r)
-        table[labels[key]] = {c: _path_metrics(by[c]) for c in categories if c in by}
-    return categories, table
-
-
 def _breakdown_md(
-    title: str, what: str, categories: list[Any], table: dict[str, dict[Any, dict[str, Any]]]
+    title: str,
+    what: str,
+    categories: list[Any],
+    table: dict[str, dict[Any, dict[str, Any]]],
+    headings: dict[str, str],
 ) -> list[str]:
     lines = [f"## {title}", ""]
-    for metric, name in (
+    for metric, name in [
         ("episodes", "Episodes"),
-        ("emr", "EMR"),
-        ("aned", "ANED"),
+        *headings.items(),
         ("success_rate", "Success rate"),
-    ):
-        lines += [f"### {name} by {what}", ""]
+    ]:
         rows = [
             [label] + [_fmt(cells[c][metric]) if c in cells else "" for c in categories]
             for label, cells in table.items()
+            if any(metric in cell for cell in cells.values())
         ]
-        lines += _table(["run"] + [str(c) for c in categories], rows) + [""]
+        if rows:
+            lines += [f"### {name} by {what}", ""]
+            lines += _table(["run"] + [str(c) for c in categories], rows) + [""]
     return lines
 
 
-def build_report(paths: Sequence[Path]) -> dict[str, bytes]:
-    """Return the report's files (name -> bytes) for the given trajectory files.
-
-    Raises:
-        ScnDataError: a file is unreadable or holds a malformed record (named by file and line),
-            or the files hold no episodes at all.
-    """
+def _read_all(
+    paths: Sequence[Path],
+) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[str, int]]]:
     entries: list[tuple[str, dict[str, Any]]] = []
     sources = []
     for path in paths:
@@ -425,57 +291,67 @@ def build_report(paths: Sequence[Path]) -> dict[str, bytes]:
     if not entries:
         names = ", ".join(str(p) for p in paths) or "no files"
         raise ScnDataError(f"no episodes to report on ({names})", path=names)
+    return entries, sources
 
-    runs = _group((_run_key(f, r), r) for f, r in entries)
-    labels = _labels(list(runs))
-    metrics = {key: score_run(records) for key, records in runs.items()}
+
+def build_report(
+    paths: Sequence[Path], warn: Warn | None = None, families: fam.Families | None = None
+) -> dict[str, bytes]:
+    """Return the report's files (name -> bytes) for the given trajectory files.
+
+    `families` defaults to the installed metric families; `warn` hears about families that are
+    not installed or fail to draw.
+
+    Raises:
+        ScnDataError: a file is unreadable or holds a malformed record (named by file and line),
+            or the files hold no episodes at all.
+    """
+    entries, sources = _read_all(paths)
+    warn = warn or (lambda _message: None)
+    scorer = _Scorer(fam.installed_families() if families is None else families)
+    runs = make_runs(entries)
+    metrics = {run.label: scorer.score(run, list(run.records)) for run in runs}
     names = sorted({m for values in metrics.values() for m in values})
+    headings = scorer.headings(runs)
 
     files: dict[str, bytes] = {}
     md = ["# scn report", "", "Trajectory files:", ""]
     md += [f"- `{name}`: {count} episodes" for name, count in sources]
     md += ["", "## Runs", "", "A run is (file, bundle, agent, settings).", ""]
     rows = []
-    for key, values in metrics.items():
-        file, bundle, agent, settings = key
+    for run in runs:
+        settings = json.dumps(run.settings, sort_keys=True)
+        values = metrics[run.label]
         rows.append(
-            [labels[key], file, bundle, agent, settings] + [_fmt(values.get(m)) for m in names]
+            [run.label, run.file, run.bundle, run.agent, settings]
+            + [_fmt(values.get(m)) for m in names]
         )
     md += _table(["run", "file", "bundle", "agent", "settings"] + names, rows) + [""]
 
-    lengths, by_length = _breakdown(runs, labels, _task_length)
-    md += _breakdown_md("By task length", "task length", lengths, by_length)
-    for metric, name in (("emr", "EMR"), ("aned", "ANED")):
-        series = {label: {x: cells[x][metric] for x in cells} for label, cells in by_length.items()}
-        files[f"{metric}_by_length.png"] = _line_plot(
-            f"{name} by task length", name, lengths, series
-        )
-        md += [f"![{name} by task length]({metric}_by_length.png)", ""]
+    lengths, by_length = breakdown(runs, task_length, scorer.slice)
+    md += _breakdown_md("By task length", "task length", lengths, by_length, headings)
 
     report: dict[str, Any] = {
         "schema": "scn-report/1",
         "sources": [{"file": n, "episodes": c} for n, c in sources],
         "runs": [
             {
-                "label": labels[key],
-                "file": key[0],
-                "bundle": key[1],
-                "agent": key[2],
-                "settings": json.loads(key[3]),
-                "metrics": metrics[key],
-                "by_length": {str(x): v for x, v in by_length[labels[key]].items()},
+                "label": run.label,
+                "file": run.file,
+                "bundle": run.bundle,
+                "agent": run.agent,
+                "settings": dict(run.settings),
+                "metrics": metrics[run.label],
+                "by_length": {str(x): v for x, v in by_length[run.label].items()},
             }
-            for key in runs
+            for run in runs
         ],
     }
 
-    if any(_blocker(r) != "none" for _f, r in entries):
-        series_groups = _group(
-            (_run_key(f, r, drop=(BLOCKER_KEY, BLOCKS_KEY)), r) for f, r in entries
-        )
-        series_labels = _labels(list(series_groups))
-        kinds, by_blocker = _breakdown(
-            series_groups, series_labels, _blocker_splitter(r for _f, r in entries)
+    if any(blocker(r) != "none" for _f, r in entries):
+        series = make_runs(entries, drop=(BLOCKER_KEY, BLOCKS_KEY))
+        kinds, by_blocker = breakdown(
+            series, blocker_splitter(r for _f, r in entries), scorer.slice
         )
         kinds = sorted(kinds, key=lambda k: (k != "none", k))
         md += [
@@ -484,16 +360,19 @@ def build_report(paths: Sequence[Path]) -> dict[str, bytes]:
             "split by count (`KIND xN`).",
             "",
         ]
-        md += _breakdown_md("By blocker type", "blocker type", kinds, by_blocker)
-        for metric, name in (("emr", "EMR"), ("aned", "ANED")):
-            series = {
-                label: {k: cells[k][metric] for k in cells} for label, cells in by_blocker.items()
-            }
-            files[f"{metric}_by_blocker.png"] = _bar_plot(
-                f"{name} by blocker type", name, kinds, series
-            )
-            md += [f"![{name} by blocker type]({metric}_by_blocker.png)", ""]
+        md += _breakdown_md("By blocker type", "blocker type", kinds, by_blocker, headings)
         report["by_blocker"] = {label: cells for label, cells in by_blocker.items()}
+
+    figures, drawn = _figures(scorer, runs, warn)
+    if drawn:
+        md += ["## Figures", ""]
+        for name, rels in drawn.items():
+            md += [f"### {name}", ""]
+            md += [f"![{PurePosixPath(rel).stem}]({rel})" for rel in rels] + [""]
+        report["figures"] = drawn
+    files.update(figures)
+    for message in fam.missing_messages(scorer.missing):
+        warn(message)
 
     files["report.md"] = ("\n".join(md).rstrip("\n") + "\n").encode("utf-8")
     files["report.json"] = (
@@ -502,16 +381,17 @@ def build_report(paths: Sequence[Path]) -> dict[str, bytes]:
     return files
 
 
-def write_report(paths: list[Path], out: Path) -> list[Path]:
+def write_report(paths: list[Path], out: Path, warn: Warn | None = None) -> list[Path]:
     """Write the comparison report of `paths` into the folder `out`; return the files written.
 
     `out` is replaced as a whole (atomically) if it exists and is empty or holds an earlier report.
+    `warn` hears about metric families that are not installed or fail to draw.
 
     Raises:
         ScnDataError: bad input (see `build_report`).
         ScnEmitError: `out` cannot be written or is a folder that holds something else.
     """
-    files = build_report(paths)
+    files = build_report(paths, warn)
     out = Path(out)
     if out.exists():
         if not out.is_dir():
@@ -530,6 +410,7 @@ def write_report(paths: list[Path], out: Path) -> list[Path]:
         os.umask(umask)
         os.chmod(tmp, 0o777 & ~umask)
         for name in sorted(files):
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp / name).write_bytes(files[name])
         if out.exists():
             old = out.with_name(f".{out.name}.old-{os.getpid()}")
@@ -547,4 +428,4 @@ def write_report(paths: list[Path], out: Path) -> list[Path]:
     return [out / name for name in sorted(files)]
 
 
-__all__ = ["write_report", "build_report", "score_run"]
+__all__ = ["build_report", "score_run", "write_report"]

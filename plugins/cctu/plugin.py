@@ -1,5 +1,5 @@
 """The CCTU plugin's hooks: the twelve constraint kinds with their checks, scopes and categories,
-and the `cctu` task generator.
+the `cctu` task generator, and the `cctu` metric family.
 
 This module is loaded whenever the plugins are (a run included); the generator imports the
 compile-side modules it needs only when it draws a case.
@@ -121,4 +121,23 @@ def scn_register_generators(register: Any) -> None:
         cctu,
         doc="one CCTU case of a shape (single/parallel, single/multi-hop) with constraints drawn"
         " from the declared taxonomy (each kind with probability p, gated by shape)",
+    )
+
+
+def truth_fields(task: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
+    """The case's structure (`info.shape`), for the per-structure solve rates."""
+    from scn.scoring.records import info_facts
+
+    return info_facts(task, "shape")
+
+
+@hookimpl
+def scn_register_metric_families(register: Any) -> None:
+    from scn.plugins.cctu.metrics import score
+
+    register(
+        "cctu",
+        score,
+        truth_fields=truth_fields,
+        doc="CCTU: SR, PSR, violation rates and self-correction rates by dimension and kind",
     )

@@ -115,3 +115,22 @@ def scn_register_emitters(register: Any) -> None:
         emit_sandbox,
         doc="the TravelPlanner sandbox tables and world.json (only for bundles that use one)",
     )
+
+
+def plan_truth_fields(task: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
+    """The query's level and length in days (`info.level`, `info.days`), for the breakdowns."""
+    from scn.scoring.records import info_facts
+
+    return info_facts(task, "level", "days")
+
+
+@hookimpl
+def scn_register_metric_families(register: Any) -> None:
+    from scn.plugins.travelplanner.metrics import score
+
+    register(
+        "travelplanner",
+        score,
+        truth_fields=plan_truth_fields,
+        doc="TravelPlanner: delivery, commonsense and hard constraint pass rates, final pass rate",
+    )

@@ -49,7 +49,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scn.scoring.planbench import _dict, _list, action_type, trusted_ok, truth_of
+from scn.scoring.records import action_type, trusted_ok, truth_of
+from scn.scoring.records import as_dict as _dict
+from scn.scoring.records import as_list as _list
 
 #: Metrics that are fractions in [0, 1] (or None).
 RATES = frozenset(

@@ -50,7 +50,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scn.scoring.planbench import _dict, truth_of
+from scn.scoring.records import as_dict as _dict
+from scn.scoring.records import truth_of
 
 #: The 8 commonsense constraints, released-code key -> paper label.
 COMMONSENSE = {

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scn.scoring.records import as_dict, as_list, truth_of
+
 
 def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
     """Return the Levenshtein distance between two sequences of tool names."""
@@ -103,3 +105,17 @@ def score(
         "tcr": mean([1.0 if r["outcome"]["success"] else 0.0 for r in records]),
         "itur": round(invalid / calls, 6) if calls else 0.0,
     }
+
+
+def family_score(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `costbench` metric family's scorer: `score` with each task's goal datatypes, read
+    from `outcome.truth.goals` (else the keys of `outcome.truth.answer`) when known."""
+    goals_of: dict[str, list[str]] = {}
+    for r in records:
+        truth = truth_of(r)
+        goals = [str(g) for g in as_list(truth.get("goals"))] or [
+            str(g) for g in as_dict(truth.get("answer"))
+        ]
+        if goals:
+            goals_of[str(r.get("task"))] = goals
+    return score(records, goals_of or None)

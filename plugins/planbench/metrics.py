@@ -68,6 +68,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from scn.scoring.records import action_type, executed, trusted_ok, truth_of
+from scn.scoring.records import as_dict as _dict
+from scn.scoring.records import as_list as _list
+
 #: Metrics that are fractions in [0, 1] (or None).
 RATES = frozenset(
     {
@@ -100,19 +104,6 @@ def contains(answer: Any, gold: Any) -> bool:
 # ------------------------------------------------------------------ record access
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def truth_of(record: dict[str, Any]) -> dict[str, Any]:
-    """Return the record's `outcome.truth` (an empty dict when absent)."""
-    return _dict(_dict(record.get("outcome")).get("truth"))
-
-
 def names(value: Any) -> set[str]:
     """Return the datatype names of a list or of a dict's keys (anything else: none)."""
     if isinstance(value, dict):
@@ -141,12 +132,6 @@ def step_calls(step: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str,
         yield (args if isinstance(args, dict) else {}), _dict(result)
 
 
-def action_type(step: dict[str, Any]) -> Any:
-    """Return a step's action type (None when the action is not a dict)."""
-    action = step.get("action")
-    return action.get("type") if isinstance(action, dict) else None
-
-
 def unreadable_call(step: dict[str, Any]) -> bool:
     """Return whether a step is a call or batch the runtime rejected before running any call."""
     return (
@@ -154,16 +139,6 @@ def unreadable_call(step: dict[str, Any]) -> bool:
         and step.get("error") is not None
         and not _list(step.get("results"))
     )
-
-
-def executed(result: dict[str, Any]) -> bool:
-    """Return whether a call was valid and succeeded."""
-    return bool(result.get("valid")) and bool(result.get("ok"))
-
-
-def trusted_ok(result: dict[str, Any]) -> bool:
-    """Return whether a call succeeded on a trusted tool (its output joins the agent's state)."""
-    return executed(result) and result.get("trusted", True) is not False
 
 
 def signatures(truth: dict[str, Any]) -> dict[str, tuple[set[str], set[str]]] | None:

@@ -64,7 +64,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scn.scoring.planbench import _dict, _list, action_type, executed, truth_of
+from scn.scoring.records import action_type, executed, truth_of
+from scn.scoring.records import as_dict as _dict
+from scn.scoring.records import as_list as _list
 
 DIMENSIONS = ("resource", "behavior", "toolset", "response")
 

@@ -1,0 +1,1 @@
+"""TPS-Bench as a plugin: its metric family (completion, turns, time, tool selection)."""
