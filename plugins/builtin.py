@@ -1,7 +1,9 @@
 """The built-in plugin: scn's own domains and kinds, registered exactly as a third party's would be.
 
 It is loaded through the `scn` entry-point group declared in our own `pyproject.toml`, so the core
-has no list of built-in domains, law families or effects anywhere else.
+has no list of built-in domains or law families anywhere else. Blocker effects, protocols and
+success rules belong to the benchmarks' own plugins (`scn.plugins.costbench`, `.planbench`,
+`.tpsbench`, `.travelplanner`).
 """
 
 from __future__ import annotations
@@ -30,23 +32,6 @@ DOMAINS = {
         "cases",
         "CCTU-style cases: four structures, the twelve constraint kinds drawn per case",
     ),
-}
-
-#: Blocker effects the runtime knows how to apply: name -> (parameters, doc).
-EFFECTS = {
-    "ban": (("target",), "ban a tool (the one called at the trigger step, or a named one)"),
-    "reprice": (("low", "high"), "redraw every cost from a new seed drawn in [low, high)"),
-    "change_preference": (
-        (),
-        "replace the task's preferences with another task's of the same group",
-    ),
-    "hide_composites": (("length",), "hide composite tools of a drawn length; atomic tools stay"),
-    "swap_sibling": (
-        ("sibling",),
-        "replace a tool by one of its blocker siblings at retrieval time",
-    ),
-    "server_down": (("server",), "make every tool of a server fail"),
-    "slow": (("factor",), "multiply a tool's latency"),
 }
 
 #: Constraint kinds (CCTU's four dimensions) and the parameters each needs; the runtime checks
@@ -132,12 +117,6 @@ def scn_register_cost_laws(register: Any) -> None:
 def scn_register_validator_kinds(register: Any) -> None:
     for name, (params, doc) in sorted(VALIDATOR_KINDS.items()):
         register(name, params=params, doc=doc, optional=OPTIONAL_PARAMS.get(name, ()))
-
-
-@hookimpl
-def scn_register_blocker_effects(register: Any) -> None:
-    for name, (params, doc) in sorted(EFFECTS.items()):
-        register(name, params=params, doc=doc)
 
 
 @hookimpl

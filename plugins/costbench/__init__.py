@@ -1,0 +1,1 @@
+"""CostBench: its blocker effects (ban, reprice, hide composites, change preference) and agents."""

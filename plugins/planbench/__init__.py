@@ -1,0 +1,1 @@
+"""PlanBench-XL: the retrieval protocol, its retriever, path-preserving blocking and oracle."""
