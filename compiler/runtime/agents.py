@@ -62,14 +62,17 @@ class OracleAgent:
         self.guide: Any = None  #: the protocol's own oracle, or this one
 
     def protocol_oracle(self, observation: dict[str, Any]) -> Any:
-        """The oracle of the protocol the episode plays (`observation["protocol"]`), if any."""
-        name = observation.get("protocol")
-        if not name:
-            return None
-        from scn.runtime.protocols import installed
+        """The oracle of the protocol the episode plays (`observation["protocol"]`, else the
+        one the bundle's data chooses for the task), if it supplies one."""
+        from scn.runtime.protocols import installed, select
 
-        entry = installed().protocols.get(name)
-        return entry.protocol.oracle(self.bundle, self.task, self.width) if entry else None
+        registry = installed()
+        name = observation.get("protocol")
+        if name and name in registry.protocols:
+            protocol = registry.protocols[name].protocol
+        else:
+            _, protocol = select(registry, self.bundle.scenario, self.task, None)
+        return protocol.oracle(self.bundle, self.task, self.width)
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         if self.guide is None:

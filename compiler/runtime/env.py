@@ -532,7 +532,7 @@ class Env:
 
     def outcome(self) -> dict[str, Any]:
         """Summarise the episode for the trajectory file and the scorers."""
-        extra_actions = set(self.protocol.actions)
+        extra_actions = tuple(self.protocol.actions)
         calls = [
             r
             for s in self.steps

@@ -45,6 +45,8 @@ def load(files: Mapping[str, bytes]) -> Any | None:
     from scn.runtime.protocols import harness, installed
 
     try:
+        if not isinstance(json.loads(files[WORLD_FILE]), dict):
+            raise TypeError("not a JSON object")
         scenario = json.loads(files.get("scenario.json") or b"{}")
         names = harness(scenario, "protocol")
         table = installed().protocols
@@ -58,6 +60,6 @@ def load(files: Mapping[str, bytes]) -> Any | None:
     named = ", ".join(names) or "none"
     raise ScnDataError(
         f"{WORLD_FILE}: no loaded plugin's protocol answers this bundle (harness protocols: "
-        f"{named}); is the plugin that registers it installed?",
+        f"{named}): the plugin that registers it is not installed or not loaded",
         path=WORLD_FILE,
     )
