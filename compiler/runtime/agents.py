@@ -5,7 +5,7 @@ episode ends. The oracle follows the task's ground truth and must score perfectl
 the null agent answers at once and must score zero: together they guard the bundle and the
 scorers. Under a protocol that supplies its own oracle (`Protocol.oracle`), the oracle hands the
 episode to it. Agents are registered through the `scn_register_agents` hook like any plugin's
-(benchmark baselines, such as CostBench's greedy agent, by their plugins).
+(a benchmark's baselines by its own plugin).
 """
 
 from __future__ import annotations

@@ -19,9 +19,10 @@ import random
 from typing import Any
 
 from scn import solver
+from scn.diagnostics import ScnDataError
 from scn.laws import derive_seed
 
-#: Seed spacing between events of one episode (CostBench appendix B.6.2).
+#: Seed spacing between events of one episode (the cost benchmark's appendix B.6.2).
 EVENT_SEED_STEP = 100
 
 
@@ -59,9 +60,9 @@ def next_trigger(
     and the remaining optimal path, L calls long, is counted from the state it left), or None
     before any event. Two rules, chosen by the blocker's `trigger` in `.scn`:
 
-    - `schedule` (the default) is the rule of CostBench's released code: from the current step,
-      floor(L / (events left + 1)) calls ahead, never earlier than the next step; before the
-      first call, a one-step optimal path fires at that call.
+    - `schedule` (the default) is the rule of the cost benchmark's released code: from the
+      current step, floor(L / (events left + 1)) calls ahead, never earlier than the next
+      step; before the first call, a one-step optimal path fires at that call.
     - `paper_schedule` is the formula the paper prints, t(i+1) = t(i) + max(1, floor(L / (B - i)))
       with t(0) = 0. With one planned event it fires only after the optimal path is complete,
       so an agent that follows it is never blocked; it is offered to reproduce that reading.
@@ -102,3 +103,29 @@ def optimal_path(
 def event_rng(seed: int) -> random.Random:
     """Return the generator of one event."""
     return random.Random(seed)
+
+
+def find_rule(scenario: dict[str, Any], registry: Any, blocker: str, blocks: int) -> dict[str, Any]:
+    """Return the blocker rule `--blocker` names (by name, effect, or a protocol's own),
+    checking `blocks` against its count.
+
+    Raises:
+        ScnDataError: no such blocker, or a count outside its range.
+    """
+    from scn.runtime.protocols import builtin_rule
+
+    rules = {b["name"]: b for b in scenario.get("blockers", [])}
+    by_effect = {b["effect"]: b for b in rules.values()}
+    rule = rules.get(blocker) or by_effect.get(blocker) or builtin_rule(registry, blocker)
+    if rule is None:
+        known = ", ".join(sorted(rules)) or "none"
+        raise ScnDataError(
+            f"this bundle declares no blocker {blocker!r} (blockers: {known})", path="--blocker"
+        )
+    low, high = rule["count"]
+    if not low <= blocks <= high:
+        raise ScnDataError(
+            f"blocker {rule['name']!r} allows {low}..{high} events per task, not {blocks}",
+            path="--blocks",
+        )
+    return rule

@@ -21,49 +21,16 @@ from typing import Any
 
 from attrs import define, field
 
-from scn.diagnostics import ScnDataError
 from scn.runtime import blockers as bl
 from scn.runtime import constraints as cons
 from scn.runtime import effects
 from scn.runtime import protocols as protos
 from scn.runtime.bundle import LoadedBundle
+from scn.runtime.results import CallResult
 from scn.runtime.toolset import datatype_schemas
 
 #: The protocol `retrieval=True` asks for (the CLI's `--retrieval`).
 RETRIEVAL = "retrieval"
-
-
-@define
-class CallResult:
-    """What one tool call (or an extra action's item) did."""
-
-    tool: str
-    ok: bool
-    valid: bool
-    output: str | None = None
-    value: str | None = None
-    error: str | None = None
-    cost: float = 0.0
-    trusted: bool = True
-    rejected: str | None = None  #: why a protocol refused the call, when it says
-    args: Any = None  #: the checked arguments, when the call runs on the values sent
-    latency_ms: float | None = None  #: set only when a blocker changed the tool's latency
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"rejected": self.rejected} if self.rejected else {}
-        out |= {
-            "tool": self.tool,
-            "ok": self.ok,
-            "valid": self.valid,
-            "output": self.output,
-            "value": self.value,
-            "error": self.error,
-            "cost": self.cost,
-            "trusted": self.trusted,
-        }
-        if self.latency_ms is not None:
-            out["latency_ms"] = self.latency_ms
-        return out
 
 
 @define
@@ -131,7 +98,7 @@ class Env:
             self.datatypes = datatype_schemas(self.bundle.scenario)
             self.prepared = cons.prepare(self.constraints)
         if self.blocker is not None:
-            self.rule = self.find_rule(self.blocker)
+            self.rule = bl.find_rule(self.bundle.scenario, self.registry, self.blocker, self.blocks)
             if self.rule.get("trigger") == "retrieval":
                 self.retrieval = True  # a retrieval-time blocker needs the retrieval protocol
             else:
@@ -141,34 +108,6 @@ class Env:
             self.registry, self.bundle.scenario, self.task, requested
         )
         self.protocol_name = name or None
-
-    def find_rule(self, blocker: str) -> dict[str, Any]:
-        """Return the blocker rule `--blocker` names (by name, effect, or a protocol's own),
-        checking `blocks` against its count.
-
-        Raises:
-            ScnDataError: no such blocker, or a count outside its range.
-        """
-        rules = {b["name"]: b for b in self.bundle.scenario.get("blockers", [])}
-        by_effect = {b["effect"]: b for b in rules.values()}
-        rule = (
-            rules.get(blocker)
-            or by_effect.get(blocker)
-            or protos.builtin_rule(self.registry, blocker)
-        )
-        if rule is None:
-            known = ", ".join(sorted(rules)) or "none"
-            raise ScnDataError(
-                f"this bundle declares no blocker {blocker!r} (blockers: {known})",
-                path="--blocker",
-            )
-        low, high = rule["count"]
-        if not low <= self.blocks <= high:
-            raise ScnDataError(
-                f"blocker {rule['name']!r} allows {low}..{high} events per task, not {self.blocks}",
-                path="--blocks",
-            )
-        return rule
 
     # ------------------------------------------------------------ episode
     @property
@@ -553,3 +492,6 @@ class Env:
             "truth": self.truth(),
             "events": list(self.events),
         } | self.protocol.outcome(self)
+
+
+__all__ = ["CallResult", "Env"]

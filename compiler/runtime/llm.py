@@ -293,7 +293,7 @@ class OpenAIAgent:
         feedback = observation.get("feedback")
         extra = self.extra_call is not None
         self._feed_results(observation.get("results") or [], feedback)
-        if feedback and not extra:  # a rejected final answer: CCTU tells it as the user
+        if feedback and not extra:  # a rejected final answer is told as the user
             self.messages.append({"role": "user", "content": str(feedback)})
         changes = self._changes(observation)
         if changes:

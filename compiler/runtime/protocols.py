@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from scn.diagnostics import ScnDataError
 
 if TYPE_CHECKING:
-    from scn.runtime.env import CallResult, Env
+    from scn.runtime.env import Env
+    from scn.runtime.results import CallResult
 
 #: The name of the core's own success rule (`harness { success goals }` names it explicitly).
 DEFAULT_SUCCESS = "goals"
@@ -117,7 +118,7 @@ class Protocol:
 
     def admit(self, env: Env, name: str, spec: Mapping[str, Any], args: dict[str, Any]) -> Any:
         """Check a call with readable arguments; return its `CallResult` (valid or not)."""
-        from scn.runtime.env import CallResult
+        from scn.runtime.results import CallResult
 
         wrong = wrong_arguments(name, spec, args)
         if wrong is not None:

@@ -14,7 +14,7 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 Under a blocker, `truth` is the re-solved ground truth of this episode (see
 `scn.runtime.blockers`), not the static one in the bundle.
 
-In retrieval mode (the `retrieval` protocol, `scn.plugins.planbench`) `settings` has
+In retrieval mode (the `retrieval` protocol, registered by a plugin) `settings` has
 `"retrieval": true`;
 a retrieval step's action is `{"type": "retrieve", "output", "inputs"}`, its `results` list the
 tools shown (`value` is the name), and the step adds `retrieved` (those names) and `retrieval`

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.env import CallResult, Env
+from scn.runtime.env import Env
+from scn.runtime.results import CallResult
 from scn.runtime.run import SCHEMA, settings
 
 #: Turns an MCP episode may take before further calls are refused.

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from scn.runtime.effects import EffectContext
-from scn.runtime.env import CallResult
+from scn.runtime.results import CallResult
 
 
 def ban_before(ctx: EffectContext, calls: list[CallResult]) -> dict[int, CallResult] | None:

@@ -30,8 +30,8 @@ from typing import Any
 
 from scn.plugins.planbench import path_blocking
 from scn.plugins.planbench.retriever import for_bundle, read_request
-from scn.runtime.env import CallResult
 from scn.runtime.protocols import Protocol
+from scn.runtime.results import CallResult
 from scn.scoring.planbench import normalize
 
 #: PlanBench-XL's step budget T_max (each model response is one step).

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scn.runtime.effects import EffectContext
-from scn.runtime.env import CallResult
+from scn.runtime.results import CallResult
 
 
 def slow_factor(args: Sequence[str]) -> float:

@@ -17,8 +17,8 @@ from typing import Any
 
 from scn import solver
 from scn.runtime.agents import call_args
-from scn.runtime.env import CallResult
 from scn.runtime.protocols import Protocol, wrong_arguments
+from scn.runtime.results import CallResult
 
 
 def is_fan_out(task: dict[str, Any]) -> bool:

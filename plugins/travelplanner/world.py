@@ -20,8 +20,8 @@ from scn.plugins.travelplanner.plan import read_plan
 from scn.plugins.travelplanner.validators import KINDS
 from scn.runtime.agents import OracleAgent
 from scn.runtime.constraints import params_of, violation
-from scn.runtime.env import CallResult
 from scn.runtime.protocols import Protocol, wrong_arguments
+from scn.runtime.results import CallResult
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
