@@ -62,12 +62,17 @@ class OracleAgent:
         self.guide: Any = None  #: the protocol's own oracle, or this one
 
     def protocol_oracle(self, observation: dict[str, Any]) -> Any:
-        """The oracle of the protocol the episode plays (`observation["protocol"]`, else the
-        one the bundle's data chooses for the task), if it supplies one."""
+        """The oracle of the protocol the episode plays, if it supplies one.
+
+        An `Env`'s observation names its protocol unless it is the core's; an observation made
+        by hand (no `step`) leaves it to the bundle's data to choose (`protocols.select`).
+        """
+        name = observation.get("protocol")
+        if not name and "step" in observation:
+            return None
         from scn.runtime.protocols import installed, select
 
         registry = installed()
-        name = observation.get("protocol")
         if name and name in registry.protocols:
             protocol = registry.protocols[name].protocol
         else:

@@ -148,8 +148,25 @@ def effect_of(registry: Any, rule: Mapping[str, Any]) -> Any:
     return entry
 
 
+#: `unlisted` answers per (registry, bundle, its scenario), the registry and scenario kept so
+#: that their ids stay theirs while cached.
+_UNLISTED: dict[tuple[int, int, int], tuple[Any, Any, frozenset[str]]] = {}
+
+
 def unlisted(registry: Any, bundle: Any) -> set[str]:
-    """The tools the bundle's blockers keep off every list until an event lists them."""
+    """The tools the bundle's blockers keep off every list until an event lists them
+    (computed once per bundle: every episode's `reset` asks)."""
+    key = (id(registry), id(bundle), id(bundle.scenario))
+    found = _UNLISTED.get(key)
+    if found is None or found[0] is not registry or found[1] is not bundle.scenario:
+        if len(_UNLISTED) > 64:
+            _UNLISTED.clear()
+        found = (registry, bundle.scenario, frozenset(_unlisted(registry, bundle)))
+        _UNLISTED[key] = found
+    return set(found[2])
+
+
+def _unlisted(registry: Any, bundle: Any) -> set[str]:
     out: set[str] = set()
     for rule in bundle.scenario.get("blockers", []):
         entry = registry.blocker_effects.get(rule.get("effect"))

@@ -131,8 +131,12 @@ class Env:
         self.unlisted = effects.unlisted(self.registry, self.bundle)
         truth = self.task["truth"]
         self.segments = [
-            {"path": list(truth["path"]), "cost": truth["cost"], "costs": dict(self.costs)}
-            | {"calls": 0}
+            {
+                "path": list(truth["path"]),
+                "cost": truth["cost"],
+                "costs": dict(self.costs),
+                "calls": 0,
+            }
         ]
         self.trigger_at = None
         self.protocol = self.protocol_class(self)
@@ -153,7 +157,7 @@ class Env:
             "task": self.task_id,
             "query": self.task["query"],
             "held": dict(self.held),
-            **self.protocol.observe(self),
+            **(self.protocol.observe(self) if self.protocol_name else {}),
             "goals": list(self.task["goals"]),
             "tools": tools,
             "costs": dict(self.costs) if every else {t: self.costs.get(t, 0.0) for t in tools},
@@ -165,11 +169,13 @@ class Env:
             "step": len(self.steps),
             "done": self.done,
         }
-        return out | ({"protocol": self.protocol_name} if self.protocol_name else {})
+        if self.protocol_name:
+            out["protocol"] = self.protocol_name
+        return out
 
     def available(self) -> list[str]:
         """Return the tools the agent may call now."""
-        found = self.protocol.available(self)
+        found = self.protocol.available(self) if self.protocol_name else None
         return self.retrievable() if found is None else found
 
     def retrievable(self) -> list[str]:
@@ -418,7 +424,7 @@ class Env:
             return CallResult(
                 name, False, False, error=f"tool {name!r} is not available in this task"
             )
-        refused = self.protocol.callable(self, name)
+        refused = self.protocol.callable(self, name) if self.protocol_name else None
         if refused is not None:
             return CallResult(name, False, False, error=refused)
         if name in self.banned or name in self.hidden or name in self.unlisted:
@@ -431,7 +437,7 @@ class Env:
 
     def execute(self, checked: CallResult) -> CallResult:
         """Run a validated call (by the protocol, else the bundle's stub) and hold its output."""
-        answered = self.protocol.execute(self, checked)
+        answered = self.protocol.execute(self, checked) if self.protocol_name else None
         if answered is not None:
             return answered
         spec = self.bundle.tools[checked.tool]
@@ -449,7 +455,8 @@ class Env:
             )
         if trusted:
             self.hold(result["output"], result["value"])
-        self.protocol.record(self, result["output"], result["value"], trusted)
+        if self.protocol_name:
+            self.protocol.record(self, result["output"], result["value"], trusted)
         latency = None
         if checked.tool in self.slowed:
             latency = (spec.get("latency_ms") or 1.0) * self.slowed[checked.tool]
@@ -471,11 +478,15 @@ class Env:
 
     def outcome(self) -> dict[str, Any]:
         """Summarise the episode for the trajectory file and the scorers."""
-        extra_actions = tuple(self.protocol.actions)
+        extra_actions = self.protocol.actions
         calls = [
             r
             for s in self.steps
-            if not (isinstance(s["action"], dict) and s["action"].get("type") in extra_actions)
+            if not (
+                extra_actions
+                and isinstance(s["action"], dict)
+                and s["action"].get("type") in extra_actions
+            )
             for r in s["results"]
         ]
         valid = [r for r in calls if r["valid"] and r["ok"]]

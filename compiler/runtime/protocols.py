@@ -47,8 +47,10 @@ def installed() -> Any:
 
 def harness(scenario: Mapping[str, Any], key: str) -> list[str]:
     """Return what the scenario's `harness` statement says under `key` (empty when absent)."""
-    found = scenario.get("harness") or {}
-    return [str(x) for x in (found.get(key) or [])] if isinstance(found, Mapping) else []
+    found = scenario.get("harness")
+    if not found or not isinstance(found, dict):
+        return []
+    return [str(x) for x in found.get(key) or ()]
 
 
 class Protocol:
@@ -180,7 +182,10 @@ class Protocol:
 
 def wrong_arguments(name: str, spec: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
     """The error for arguments that are not exactly the tool's parameters (None if they are)."""
-    params = {p["name"] for p in spec["params"]}
+    listed = spec["params"]
+    if len(args) == len(listed) and all(p["name"] in args for p in listed):
+        return None
+    params = {p["name"] for p in listed}
     missing = sorted(params - set(args))
     extra = sorted(set(args) - params)
     if not missing and not extra:
@@ -191,15 +196,38 @@ def wrong_arguments(name: str, spec: Mapping[str, Any], args: Mapping[str, Any])
     return f"{name}: wrong arguments ({'; '.join(parts)})"
 
 
+#: Recent `select` answers: (registry id, scenario id, task id, requested) -> (registry,
+#: scenario, answer). The objects are kept so that their ids cannot be reused while cached.
+_CHOSEN: dict[tuple[int, int, str, str | None], tuple[Any, Any, tuple[str, type[Protocol]]]] = {}
+
+
 def select(
     registry: Any, scenario: Mapping[str, Any], task: Mapping[str, Any], requested: str | None
 ) -> tuple[str, type[Protocol]]:
     """Return (name, class) of the protocol an episode of `task` plays (see the module doc).
 
+    Answers are remembered per (registry, scenario, task id): an `Env` is made per episode.
+
     Raises:
         ScnDataError: `requested` names no registered protocol.
     """
+    key = (id(registry), id(scenario), str(task.get("id")), requested)
+    found = _CHOSEN.get(key)
+    if found is not None and found[0] is registry and found[1] is scenario:
+        return found[2]
+    answer = _select(registry, scenario, task, requested)
+    if len(_CHOSEN) > 4096:
+        _CHOSEN.clear()
+    _CHOSEN[key] = (registry, scenario, answer)
+    return answer
+
+
+def _select(
+    registry: Any, scenario: Mapping[str, Any], task: Mapping[str, Any], requested: str | None
+) -> tuple[str, type[Protocol]]:
     table = registry.protocols
+    if not table:
+        return "", Protocol
     if requested is not None:
         entry = table.get(requested)
         if entry is None:
