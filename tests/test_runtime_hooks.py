@@ -165,6 +165,38 @@ def test_the_null_agent_still_fails_under_the_default_rule() -> None:
 
 FORBIDDEN = ("lark", "scn.parse", "scn.transform", "scn.stages")
 
+#: The runtime's modules that must never import the front end or a stage, not even locally
+#: (`bundle.py`, the bundle reader, is checked by the subprocess test below).
+RUNTIME_FILES = sorted(
+    p
+    for folder in ("compiler/runtime", "compiler/serve")
+    for p in (ROOT.parent / folder).glob("*.py")
+    if p.name != "bundle.py"
+)
+
+
+def _imports(path: Any) -> list[str]:
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+    return out
+
+
+def test_no_runtime_module_imports_the_front_end_or_a_stage() -> None:
+    assert RUNTIME_FILES, "no runtime modules found"
+    found = {
+        str(p.relative_to(ROOT.parent)): bad
+        for p in RUNTIME_FILES
+        if (bad := [m for m in _imports(p) if m == "lark" or m.startswith(FORBIDDEN)])
+    }
+    assert found == {}
+
+
 PLAY_ONE = f"""
 import json, sys
 from scn.runtime.bundle import LoadedBundle
