@@ -223,3 +223,16 @@ def test_the_runtime_plays_a_bundle_without_the_front_end_or_a_stage() -> None:
     assert added == [], f"the runtime itself loads {added}"
     if found["bundle"]:  # `scn.runtime.bundle` is not this module's to fix
         pytest.xfail(f"scn.runtime.bundle still imports {found['bundle'][:3]}...")
+
+
+def test_without_the_benchmark_plugins_their_behaviour_is_a_clear_error() -> None:
+    from scn.plugins import builtin
+
+    core = collect_registry(make_plugin_manager(load_entrypoints=False, plugins={"b": builtin}))
+    bundle = LoadedBundle.load(TRAVEL)
+    task = next(iter(bundle.tasks))
+    with pytest.raises(ScnDataError, match="no loaded plugin registers the effect 'ban'"):
+        Env(bundle, task, blocker="ban_tool", blocks=1, registry=core)
+    with pytest.raises(ScnDataError, match="no plugin registers the protocol 'retrieval'"):
+        Env(bundle, task, retrieval=True, registry=core)
+    assert play(Env(bundle, task, registry=core), OracleAgent())["success"]  # the core plays on

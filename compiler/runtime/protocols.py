@@ -226,8 +226,6 @@ def _select(
     registry: Any, scenario: Mapping[str, Any], task: Mapping[str, Any], requested: str | None
 ) -> tuple[str, type[Protocol]]:
     table = registry.protocols
-    if not table:
-        return "", Protocol
     if requested is not None:
         entry = table.get(requested)
         if entry is None:
@@ -237,6 +235,8 @@ def _select(
                 path="--protocol",
             )
         return requested, entry.protocol
+    if not table:
+        return "", Protocol
     for name in harness(scenario, "protocol"):
         entry = table.get(name)
         if entry is not None and getattr(entry.protocol, "automatic", True):
