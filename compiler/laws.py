@@ -416,6 +416,20 @@ class DigestPrefix:
         return h.digest()
 
 
+def law_tree(expression: str) -> list[Any] | None:
+    """Return the data form of a law's expression text for the bundle (`scn.expr_data`), so the
+    runtime can redraw by the law without the parser; None when it has none."""
+    from scn import expr_data
+    from scn.source import SourceFile
+    from scn.transform import parse
+
+    expr = parse(SourceFile("<law>", f"let law = {expression}\n")).items[0].value
+    try:
+        return expr_data.dump(expr)
+    except ValueError:
+        return None
+
+
 def law_def(law: m.Law, ops: tuple[LawOpDef, ...], seed_parts: Sequence[str]) -> LawDef:
     """Return the data form of a law for the bundle."""
     return LawDef(law.quantity, law.name, describe_law(law), ops, tuple(seed_parts))

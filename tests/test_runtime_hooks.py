@@ -207,6 +207,10 @@ from scn.runtime.run import episode
 bundle = LoadedBundle.load({str(TRAVEL)!r})
 record = episode(bundle, next(iter(bundle.tasks)), OracleAgent(), "oracle")
 assert record["outcome"]["success"]
+repriced = episode(
+    bundle, next(iter(bundle.tasks)), OracleAgent(), "oracle", blocker="cost_change", blocks=1
+)
+assert repriced["outcome"]["events"][0]["effect"] == "reprice"
 loaded = sorted(m for m in sys.modules if m.startswith({FORBIDDEN!r}))
 print(json.dumps({{"bundle": bundle_only, "all": loaded}}))
 """
@@ -236,3 +240,20 @@ def test_without_the_benchmark_plugins_their_behaviour_is_a_clear_error() -> Non
     with pytest.raises(ScnDataError, match="no plugin registers the protocol 'retrieval'"):
         Env(bundle, task, retrieval=True, registry=core)
     assert play(Env(bundle, task, registry=core), OracleAgent())["success"]  # the core plays on
+
+
+def test_reprice_redraws_from_the_law_tree_as_from_its_text() -> None:
+    """The bundle's laws carry their data form; redrawing by it gives the costs the text gives."""
+    from scn.plugins.costbench.effects import redraw_costs
+
+    bundle = LoadedBundle.load(TRAVEL)
+    assert all("tree" in law for law in bundle.scenario["laws"])
+    textual = {
+        **bundle.scenario,
+        "laws": [{k: v for k, v in law.items() if k != "tree"} for law in bundle.scenario["laws"]],
+    }
+    task = next(iter(bundle.tasks))
+    names = list(bundle.tools)
+    by_tree = redraw_costs(bundle.scenario, bundle.tools, names, task, 1234)
+    assert by_tree == redraw_costs(textual, bundle.tools, names, task, 1234)
+    assert by_tree != {n: bundle.cost(bundle.tasks[task], n) for n in names}

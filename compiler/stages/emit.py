@@ -17,6 +17,7 @@ from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
 from scn.emit.bundle import Bundle, dumps, dumps_lines, sha256
 from scn.emit.graphs import shape_json
 from scn.emit.stubs import emit_stubs
+from scn.laws import law_tree
 from scn.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
 
 #: Version of the bundle layout; `scn run` refuses bundles of another major version.
@@ -215,6 +216,7 @@ def environment_record(scenario: Scenario) -> dict[str, Any]:
                 ],
                 "seed": list(law.seed_parts),
             }
+            | ({"tree": tree} if (tree := law_tree(law.expression)) is not None else {})
             for law in scenario.laws
         ],
         "blockers": [

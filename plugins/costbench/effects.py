@@ -80,17 +80,15 @@ def change_preference_apply(ctx: EffectContext, results: list[CallResult]) -> No
 
 @functools.lru_cache(maxsize=64)
 def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
-    """The bundle's laws, compiled once per (laws, params).
-
-    A law's expression is kept in the bundle as `.scn` text, so this reads it with the front end;
-    the import is local so that running a bundle loads the parser only when it reprices.
-    """
+    """The bundle's laws, compiled once per (laws, params), from the data form of their
+    expressions (`tree`, `scn.expr_data`), so redrawing needs no parser. A bundle written
+    before laws carried their tree is read from the text, with the front end, imported here
+    only then."""
+    from scn import expr_data
     from scn.evaluate import Distribution
     from scn.evaluate import Env as EvalEnv
     from scn.laws import BUILTIN_FAMILIES, compile_law, law_functions
     from scn.scenario import LawOpDef
-    from scn.source import SourceFile
-    from scn.transform import parse
 
     laws = json.loads(laws_key)
     params = json.loads(params_key)
@@ -101,10 +99,18 @@ def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
     )
     out = {}
     for law in laws:
-        expr = parse(SourceFile("<bundle law>", f"let law = {law['expression']}\n")).items[0].value
+        expr = expr_data.load(law["tree"]) if "tree" in law else _parsed(law["expression"])
         ops = tuple(LawOpDef(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
         out[f"{law['quantity']}:{law['name']}"] = compile_law(expr, env, ops, law["seed"])
     return out
+
+
+def _parsed(expression: str) -> Any:
+    """A law's expression read from its `.scn` text (bundles without `tree`)."""
+    from scn.source import SourceFile
+    from scn.transform import parse
+
+    return parse(SourceFile("<bundle law>", f"let law = {expression}\n")).items[0].value
 
 
 def redraw_costs(
