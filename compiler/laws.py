@@ -31,20 +31,11 @@ from scn.evaluate import (
     _arith as arith,
 )
 from scn.scenario import LawDef, LawOpDef
+from scn.seeds import derive_digest
+from scn.seeds import derive_seed as derive_seed  # re-exported: callers use scn.laws.derive_seed
 
 #: Seed parts used when a scenario declares no `seed` rule for a quantity.
 DEFAULT_SEED_PARTS = ("global", "tool")
-
-
-def derive_digest(parts: Sequence[str], facts: Mapping[str, Any]) -> bytes:
-    """Return SHA-256 over the named facts, joined unambiguously."""
-    text = "\x1f".join([f"{p}={facts.get(p, '')}" for p in parts])
-    return hashlib.sha256(text.encode("utf-8")).digest()
-
-
-def derive_seed(parts: Sequence[str], facts: Mapping[str, Any]) -> int:
-    """Return a 64-bit seed: the first 8 bytes of `derive_digest`."""
-    return int.from_bytes(derive_digest(parts, facts)[:8], "big")
 
 
 #: Unpackers of the first 0 to 4 big-endian 64-bit blocks of a key.
@@ -414,20 +405,6 @@ class DigestPrefix:
         h = self._prefix.copy()
         h.update(value.encode("utf-8"))
         return h.digest()
-
-
-def law_tree(expression: str) -> list[Any] | None:
-    """Return the data form of a law's expression text for the bundle (`scn.expr_data`), so the
-    runtime can redraw by the law without the parser; None when it has none."""
-    from scn import expr_data
-    from scn.source import SourceFile
-    from scn.transform import parse
-
-    expr = parse(SourceFile("<law>", f"let law = {expression}\n")).items[0].value
-    try:
-        return expr_data.dump(expr)
-    except ValueError:
-        return None
 
 
 def law_def(law: m.Law, ops: tuple[LawOpDef, ...], seed_parts: Sequence[str]) -> LawDef:

@@ -20,7 +20,7 @@ from typing import Any
 
 from scn import solver
 from scn.diagnostics import ScnDataError
-from scn.laws import derive_seed
+from scn.seeds import derive_seed
 
 #: Seed spacing between events of one episode (the cost benchmark's appendix B.6.2).
 EVENT_SEED_STEP = 100

@@ -17,7 +17,6 @@ from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
 from scn.emit.bundle import Bundle, dumps, dumps_lines, sha256
 from scn.emit.graphs import shape_json
 from scn.emit.stubs import emit_stubs
-from scn.laws import law_tree
 from scn.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
 
 #: Version of the bundle layout; `scn run` refuses bundles of another major version.
@@ -180,6 +179,20 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
         record["constraints"] = [constraint_record(c) for c in task.constraints]
         record["truth"]["reference"] = list(truth.reference)
     return record
+
+
+def law_tree(expression: str) -> list[Any] | None:
+    """Return the data form of a law's expression (`scn.expr_data`), so the runtime can redraw
+    by the law without the parser; None when it has none."""
+    from scn import expr_data
+    from scn.source import SourceFile
+    from scn.transform import parse
+
+    expr = parse(SourceFile("<law>", f"let law = {expression}\n")).items[0].value
+    try:
+        return expr_data.dump(expr)
+    except ValueError:
+        return None
 
 
 def environment_record(scenario: Scenario) -> dict[str, Any]:
