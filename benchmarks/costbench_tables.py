@@ -50,9 +50,11 @@ def rows(length: int, seed: int, released: list[str] | None) -> list[tuple[str, 
     from scn.api import compile_target
     from scn.emit.bundle import write_bundle
     from scn.plugins.costbench import metrics as costbench
-    from scn.runtime.agents import AGENTS
+    from scn.plugins.registry import load_registry
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.run import episode
+
+    agents = load_registry().agents
 
     bundle = compile_target("travel", seed=seed, overrides={"length": str(length)})
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,7 +62,7 @@ def rows(length: int, seed: int, released: list[str] | None) -> list[tuple[str, 
         loaded = LoadedBundle.load(Path(tmp) / "b")
         out = []
         for agent in ("greedy", "oracle"):
-            records = [episode(loaded, t, AGENTS[agent][0](0), agent) for t in loaded.tasks]
+            records = [episode(loaded, t, agents[agent].factory(0), agent) for t in loaded.tasks]
             out.append((f"{agent}, all {len(records)}", costbench.score(records)))
             if released is not None:
                 by_task = {r["task"]: r for r in records}

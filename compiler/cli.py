@@ -385,7 +385,7 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
     "--max-steps",
     type=int,
     default=None,
-    help="Step budget per episode [default: 100 in retrieval mode, else 20].",
+    help="Step budget per episode [default: the protocol's (100 in retrieval mode), else 20].",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
 @click.option(
@@ -419,7 +419,7 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
 @click.option(
     "--retrieval/--no-retrieval",
     default=None,
-    help="Tools are shown only through retrieval requests (PlanBench-XL) [default: on for PlanBench-XL bundles].",
+    help="Play the retrieval protocol: tools are shown only through retrieval requests [default: on when the scenario's harness names protocol retrieval].",
 )
 @click.option("-q", "--quiet", is_flag=True)
 @diagnostics_option

@@ -32,23 +32,14 @@ from scn.evaluate import (
     _arith as arith,
 )
 from scn.scenario import LawDef, LawOpDef
+from scn.seeds import derive_digest
+from scn.seeds import derive_seed as derive_seed  # re-exported: callers use scn.laws.derive_seed
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry
 
 #: Seed parts used when a scenario declares no `seed` rule for a quantity.
 DEFAULT_SEED_PARTS = ("global", "tool")
-
-
-def derive_digest(parts: Sequence[str], facts: Mapping[str, Any]) -> bytes:
-    """Return SHA-256 over the named facts, joined unambiguously."""
-    text = "\x1f".join([f"{p}={facts.get(p, '')}" for p in parts])
-    return hashlib.sha256(text.encode("utf-8")).digest()
-
-
-def derive_seed(parts: Sequence[str], facts: Mapping[str, Any]) -> int:
-    """Return a 64-bit seed: the first 8 bytes of `derive_digest`."""
-    return int.from_bytes(derive_digest(parts, facts)[:8], "big")
 
 
 #: Unpackers of the first 0 to 4 big-endian 64-bit blocks of a key.

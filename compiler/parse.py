@@ -7,18 +7,16 @@ message where a known mistake matches (`SYNTAX_EXAMPLES`), and the expected toke
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import functools
-import gc
 import re
-from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Tree, parse_tree_builder
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from scn._gc import paused_gc as paused_gc
 from scn.diagnostics import ScnSyntaxError
 from scn.source import SourceFile, Span
 
@@ -336,24 +334,6 @@ def syntax_error(
         )
         message = f"in template: {message}"
     return ScnSyntaxError(message, span=span, expected=expected)
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a big tree of new objects is built.
-
-    Parsing and transforming allocate hundreds of thousands of objects that all stay alive, and
-    each collection would scan them again: on a 1 MB file that was over a third of the time.
-    Reference counting still frees everything without cycles; the collector resumes afterwards
-    (only if it was running before, so nested and concurrent uses are harmless).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def parse_tree(source: SourceFile) -> Tree:

@@ -14,13 +14,12 @@ written before that key existed does not have it; a scorer then reads the bundle
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from scn._gc import paused_gc as paused_gc
 from scn.diagnostics import ScnDataError
 
 SCHEMA = "scn-trajectory/1"
@@ -34,20 +33,6 @@ def harness_metrics(scenario: Mapping[str, Any]) -> list[str]:
     harness = scenario.get("harness")
     metrics = harness.get("metrics") if isinstance(harness, Mapping) else None
     return [str(m) for m in metrics] if isinstance(metrics, list) else []
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic collector while records are built or scored: they hold no cycles, and
-    with 100,000 episodes in memory each full collection rescans them all, which costs more than
-    the parsing (or the scoring) itself. The collector resumes afterwards if it was running."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def read_trajectories(path: Path) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
 """The built-in plugin: scn's own domains and kinds, registered exactly as a third party's would be.
 
 It is loaded through the `scn` entry-point group declared in our own `pyproject.toml`, so the core
-has no list of built-in domains, law families or effects anywhere else.
+has no list of built-in domains or law families anywhere else. Blocker effects, protocols and
+success rules belong to the benchmarks' own plugins (`scn.plugins.costbench`, `.planbench`,
+`.tpsbench`, `.travelplanner`).
 """
 
 from __future__ import annotations
@@ -32,23 +34,6 @@ DOMAINS = {
     ),
 }
 
-#: Blocker effects the runtime knows how to apply: name -> (parameters, doc).
-EFFECTS = {
-    "ban": (("target",), "ban a tool (the one called at the trigger step, or a named one)"),
-    "reprice": (("low", "high"), "redraw every cost from a new seed drawn in [low, high)"),
-    "change_preference": (
-        (),
-        "replace the task's preferences with another task's of the same group",
-    ),
-    "hide_composites": (("length",), "hide composite tools of a drawn length; atomic tools stay"),
-    "swap_sibling": (
-        ("sibling",),
-        "replace a tool by one of its blocker siblings at retrieval time",
-    ),
-    "server_down": (("server",), "make every tool of a server fail"),
-    "slow": (("factor",), "multiply a tool's latency"),
-}
-
 
 @hookimpl
 def scn_register_domains(register: Any) -> None:
@@ -60,12 +45,6 @@ def scn_register_domains(register: Any) -> None:
 def scn_register_cost_laws(register: Any) -> None:
     for name, (sampler, arity) in sorted(BUILTIN_FAMILIES.items()):
         register(name, sampler, arity=arity, doc=f"the {name} family")
-
-
-@hookimpl
-def scn_register_blocker_effects(register: Any) -> None:
-    for name, (params, doc) in sorted(EFFECTS.items()):
-        register(name, params=params, doc=doc)
 
 
 @hookimpl

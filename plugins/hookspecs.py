@@ -79,7 +79,35 @@ class RegisterValidatorKind(Protocol):
 class RegisterBlockerEffect(Protocol):
     """Signature of the `register` callback of `scn_register_blocker_effects`."""
 
-    def __call__(self, name: str, *, params: Sequence[str] = (), doc: str = "") -> None: ...
+    def __call__(
+        self,
+        name: str,
+        *,
+        params: Sequence[str] = (),
+        apply: Callable[..., object] | None = None,
+        before: Callable[..., object] | None = None,
+        unlisted: Callable[..., object] | None = None,
+        doc: str = "",
+    ) -> None: ...
+
+
+class RegisterProtocol(Protocol):
+    """Signature of the `register` callback of `scn_register_protocols`."""
+
+    def __call__(
+        self,
+        name: str,
+        protocol: Callable[..., object],
+        *,
+        applies: Callable[..., bool] | None = None,
+        doc: str = "",
+    ) -> None: ...
+
+
+class RegisterSuccessRule(Protocol):
+    """Signature of the `register` callback of `scn_register_success_rules`."""
+
+    def __call__(self, name: str, rule: Callable[..., bool], *, doc: str = "") -> None: ...
 
 
 class RegisterGenerator(Protocol):
@@ -279,20 +307,105 @@ def scn_register_validator_kinds(register: RegisterValidatorKind) -> None:
 
 @hookspec
 def scn_register_blocker_effects(register: RegisterBlockerEffect) -> None:
-    """Register blocker effects: what a blocker does to the world when it triggers.
+    """Register blocker effects: what a blocker does to an episode when it triggers.
 
-    Call ``register(name, *, params=(), doc="")`` once per effect.
+    Call ``register(name, *, params=(), apply=None, before=None, unlisted=None, doc="")`` once
+    per effect. A run with ``--blocker NAME --blocks N`` plans N events of the blocker per
+    episode (``scn.runtime.blockers`` schedules them); at each event's call step the runtime
+    calls the effect's behaviour with an ``EffectContext`` (``scn.runtime.effects``), the small
+    public API of the episode: ``ctx.rule`` and ``ctx.args`` (the blocker as compiled and its
+    effect arguments), ``ctx.rng`` (this event's seeded generator: every agent meets the same
+    events), ``ctx.task``, ``ctx.held``, ``ctx.visible``, ``ctx.costs``, and the actions
+    ``ctx.ban(tool)``, ``ctx.hide(tools)``, ``ctx.set_costs(costs)``, ``ctx.replace_task(id)``,
+    ``ctx.slow(tool, factor)``, ``ctx.take_down(server)``, ``ctx.swap(tool, sibling, turns)``,
+    ``ctx.message(preferences="")`` (a message drawn from the blocker's pool) and
+    ``ctx.note(**fields)`` (recorded in the trajectory's event).
 
     - ``name``: the effect as written after a blocker in a ``.scn`` file.
     - ``params``: the names of the effect's parameters, in positional order. A sequence of
       strings (not a single string), without duplicates.
+    - ``apply``: ``apply(ctx, results) -> None``, called after the trigger step's calls ran
+      (``results``: their ``CallResult``s); the usual moment (reprice, hide tools, slow down).
+    - ``before``: ``before(ctx, calls) -> dict[int, CallResult] | None``, called at the trigger
+      step before its calls run (``calls``: the checked calls); the results it returns, by call
+      index, replace those calls' runs (a ban fails the trigger call).
+    - ``unlisted``: ``unlisted(bundle, rule) -> Iterable[str]``, the tools a blocker of this
+      effect keeps off every tool list until one of its events lists them (whether or not the
+      run plays that blocker).
     - ``doc``: a short description.
+
+    An effect registered with neither ``apply`` nor ``before`` compiles, but a run that plays it
+    is refused with an error rather than silently changing nothing.
 
     Example::
 
         @hookimpl
         def scn_register_blocker_effects(register):
-            register("rate_limit", params=("tool", "seconds"), doc="the tool fails for a while")
+            def apply(ctx, results):
+                tool = results[0].tool
+                ctx.set_costs({**ctx.costs, tool: ctx.costs[tool] * 2})
+                ctx.note(doubled=tool)
+
+            register("surcharge", params=(), apply=apply, doc="the called tool costs twice as much")
+    """
+
+
+@hookspec
+def scn_register_protocols(register: RegisterProtocol) -> None:
+    """Register answer protocols: how an episode is played and what its answer means.
+
+    Call ``register(name, protocol, *, applies=None, doc="")`` once per protocol.
+
+    - ``name``: the protocol, as in ``harness { protocol NAME }`` in a ``.scn`` file.
+    - ``protocol``: a subclass of ``scn.runtime.protocols.Protocol``; the runtime builds one per
+      episode, ``protocol(env)``, and calls its methods. The base class is the core's generic
+      behaviour, so a protocol overrides only what it changes: ``actions`` (extra action types
+      such as ``retrieve``, answered by ``act(env, action)``), ``callable(env, tool)`` and
+      ``admit(env, tool, spec, args)`` (how a call is admitted), ``execute`` and ``record``
+      (what a call does and what is recorded), ``judge(env, answer)`` (what the final answer
+      means), ``observe``, ``available``, ``outcome``, ``layers`` and ``replan``, the default
+      ``success`` rule, built-in blocker ``rules``, a step budget ``max_steps``, an ``oracle``,
+      tools an LLM harness offers for the extra actions (``llm_tools``) and, as a classmethod,
+      ``load_world(files)`` for bundles that ship data their tools are answered from.
+    - ``applies``: ``applies(task) -> bool``: play this protocol for tasks whose record it
+      recognises, when the scenario's harness names no protocol. ``None``: only when named.
+    - ``doc``: a short description.
+
+    Example::
+
+        from scn.runtime.protocols import Protocol
+
+        class Echo(Protocol):
+            actions = ("echo",)
+
+            def act(self, env, action):
+                return [], None, {"echo": action.get("text")}
+
+        @hookimpl
+        def scn_register_protocols(register):
+            register("echo", Echo, doc="the agent may also echo text (recorded in the step)")
+    """
+
+
+@hookspec
+def scn_register_success_rules(register: RegisterSuccessRule) -> None:
+    """Register success rules: when an episode counts as solved.
+
+    Call ``register(name, rule, *, doc="")`` once per rule.
+
+    - ``name``: the rule, as in ``harness { success NAME }`` in a ``.scn`` file (which overrides
+      the protocol's default rule; without either, the core's rule: every goal held and its
+      value contained in the final answer).
+    - ``rule``: ``rule(env) -> bool``, called at the end of an episode; it reads ``env.task``,
+      ``env.answer`` (None when the agent gave none), ``env.held``, ``env.values`` and
+      ``env.protocol`` (the protocol's per-episode state).
+    - ``doc``: a short description.
+
+    Example::
+
+        @hookimpl
+        def scn_register_success_rules(register):
+            register("answered", lambda env: bool(env.answer), doc="any non-empty answer")
     """
 
 
@@ -439,4 +552,6 @@ HOOK_NAMES: tuple[str, ...] = (
     "scn_register_dialects",
     "scn_register_agents",
     "scn_register_metric_families",
+    "scn_register_protocols",
+    "scn_register_success_rules",
 )

@@ -101,10 +101,44 @@ class ValidatorKindEntry:
 
 @frozen(kw_only=True)
 class BlockerEffectEntry:
-    """A blocker effect and the names of its parameters, in positional order."""
+    """A blocker effect, the names of its parameters (in positional order) and its behaviour.
+
+    `before(ctx, calls)` acts at the trigger step before its calls run, `apply(ctx, results)`
+    after them; `unlisted(bundle, rule)` names the tools kept off the lists until an event.
+    """
 
     name: str
     params: tuple[str, ...] = ()
+    apply: Callable[..., Any] | None = None
+    before: Callable[..., Any] | None = None
+    unlisted: Callable[..., Any] | None = None
+    doc: str = ""
+    plugin: str
+
+    @property
+    def acts(self) -> bool:
+        """Whether the effect does anything to an episode."""
+        return self.apply is not None or self.before is not None
+
+
+@frozen(kw_only=True)
+class ProtocolEntry:
+    """An answer protocol: `protocol(env)` builds its per-episode state (a
+    `scn.runtime.protocols.Protocol`); `applies(task)` claims tasks by their record."""
+
+    name: str
+    protocol: Callable[..., Any]
+    applies: Callable[..., bool] | None = None
+    doc: str = ""
+    plugin: str
+
+
+@frozen(kw_only=True)
+class SuccessRuleEntry:
+    """A success rule: `rule(env) -> bool` decides an ended episode."""
+
+    name: str
+    rule: Callable[..., bool]
     doc: str = ""
     plugin: str
 
@@ -202,6 +236,8 @@ class Registry:
     dialects: Mapping[str, DialectEntry] = _table()
     agents: Mapping[str, AgentEntry] = _table()
     metric_families: Mapping[str, MetricFamilyEntry] = _table()
+    protocols: Mapping[str, ProtocolEntry] = _table()
+    success_rules: Mapping[str, SuccessRuleEntry] = _table()
 
 
 #: Each registry hook, the `Registry` field it fills and how messages call one entry.
@@ -215,6 +251,8 @@ KINDS: tuple[_Kind, ...] = (
     _Kind("scn_register_dialects", "dialects", "dialect"),
     _Kind("scn_register_agents", "agents", "agent"),
     _Kind("scn_register_metric_families", "metric_families", "metric family"),
+    _Kind("scn_register_protocols", "protocols", "protocol"),
+    _Kind("scn_register_success_rules", "success_rules", "success rule"),
 )
 assert tuple(k.hook for k in KINDS) == HOOK_NAMES
 
@@ -391,7 +429,15 @@ def _validator_kind_register(s: _Session) -> Callable[..., None]:
 
 
 def _blocker_effect_register(s: _Session) -> Callable[..., None]:
-    def register(name: str, *, params: Sequence[str] = (), doc: str = "") -> None:
+    def register(
+        name: str,
+        *,
+        params: Sequence[str] = (),
+        apply: Callable[..., Any] | None = None,
+        before: Callable[..., Any] | None = None,
+        unlisted: Callable[..., Any] | None = None,
+        doc: str = "",
+    ) -> None:
         name = s.begin(name)
         if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
             raise s.fail(
@@ -404,7 +450,13 @@ def _blocker_effect_register(s: _Session) -> Callable[..., None]:
             raise s.fail(name, f"params {tuple(params)!r} repeat a name")
         s.add(
             BlockerEffectEntry(
-                name=name, params=tuple(params), doc=s.text(name, "doc", doc), plugin=s.plugin_name
+                name=name,
+                params=tuple(params),
+                apply=s.function(name, "apply", apply, optional=True),
+                before=s.function(name, "before", before, optional=True),
+                unlisted=s.function(name, "unlisted", unlisted, optional=True),
+                doc=s.text(name, "doc", doc),
+                plugin=s.plugin_name,
             )
         )
 
@@ -525,6 +577,48 @@ def _metric_family_register(s: _Session) -> Callable[..., None]:
     return register
 
 
+def _protocol_register(s: _Session) -> Callable[..., None]:
+    def register(
+        name: str,
+        protocol: Callable[..., Any],
+        *,
+        applies: Callable[..., bool] | None = None,
+        doc: str = "",
+    ) -> None:
+        name = s.begin(name)
+        if not isinstance(protocol, type):
+            raise s.fail(
+                name,
+                f"protocol must be a class (a scn.runtime.protocols.Protocol), got {protocol!r}",
+            )
+        s.add(
+            ProtocolEntry(
+                name=name,
+                protocol=protocol,
+                applies=s.function(name, "applies", applies, optional=True),
+                doc=s.text(name, "doc", doc),
+                plugin=s.plugin_name,
+            )
+        )
+
+    return register
+
+
+def _success_rule_register(s: _Session) -> Callable[..., None]:
+    def register(name: str, rule: Callable[..., bool], *, doc: str = "") -> None:
+        name = s.begin(name)
+        s.add(
+            SuccessRuleEntry(
+                name=name,
+                rule=s.function(name, "rule", rule),
+                doc=s.text(name, "doc", doc),
+                plugin=s.plugin_name,
+            )
+        )
+
+    return register
+
+
 _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_domains": _domain_register,
     "scn_register_cost_laws": _cost_law_register,
@@ -535,6 +629,8 @@ _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_dialects": _dialect_register,
     "scn_register_agents": _agent_register,
     "scn_register_metric_families": _metric_family_register,
+    "scn_register_protocols": _protocol_register,
+    "scn_register_success_rules": _success_rule_register,
 }
 
 

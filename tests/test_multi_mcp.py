@@ -428,7 +428,7 @@ def test_misleading_siblings_are_listed_only_when_swapped_in(full: LoadedBundle)
 def test_the_oracle_replans_around_a_swapped_tool_and_completes(
     full: LoadedBundle, blocks: int
 ) -> None:
-    from scn.runtime.subtasks import expected
+    from scn.plugins.tpsbench.fan_out import expected
 
     swapped = listed = 0
     for task_id in sorted(full.tasks):
@@ -459,7 +459,7 @@ def test_the_oracle_replans_around_a_swapped_tool_and_completes(
 
 def test_a_listed_sibling_misleads_and_its_baseline_is_refused(full: LoadedBundle) -> None:
     from scn.runtime.env import Env
-    from scn.runtime.subtasks import expected, pending
+    from scn.plugins.tpsbench.fan_out import expected, pending
 
     for task_id in sorted(full.tasks):
         env = Env(full, task_id, max_steps=200, blocker="swap_tool", blocks=3)

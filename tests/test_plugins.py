@@ -664,6 +664,54 @@ def test_hook_scn_register_blocker_effects(clean_env):
         assert "in scn_register_blocker_effects: " in message and expected in message, label
 
 
+def test_hook_scn_register_blocker_effects_behaviour(clean_env):
+    def apply(ctx, results):
+        ctx.note(seen=len(results))
+
+    registry = collect(b=registering("scn_register_blocker_effects", call("tick", apply=apply)))
+    entry = registry.blocker_effects["tick"]
+    assert entry.apply is apply and entry.before is None and entry.acts
+    with pytest.raises(ScnPluginError) as excinfo:
+        collect(p=registering("scn_register_blocker_effects", call("x", apply="not callable")))
+    assert "apply must be callable" in messages(excinfo)[0]
+
+
+def test_hook_scn_register_protocols(clean_env):
+    from scn.runtime.protocols import Protocol
+
+    class Quiet(Protocol):
+        actions = ("wait",)
+
+    def claims(task):
+        return "quiet" in task
+
+    registry = collect(
+        b=registering("scn_register_protocols", call("quiet", Quiet, applies=claims, doc="d"))
+    )
+    entry = registry.protocols["quiet"]
+    assert entry.protocol is Quiet and entry.applies is claims and entry.plugin == "b"
+    bad = {
+        "not a class": (call("x", lambda env: None), "must be a class"),
+        "applies": (call("x", Quiet, applies=3), "applies must be callable"),
+    }
+    for label, (args, expected) in bad.items():
+        with pytest.raises(ScnPluginError) as excinfo:
+            collect(p=registering("scn_register_protocols", args))
+        (message,) = messages(excinfo)
+        assert "in scn_register_protocols: " in message and expected in message, label
+
+
+def test_hook_scn_register_success_rules(clean_env):
+    def rule(env):
+        return True
+
+    registry = collect(b=registering("scn_register_success_rules", call("yes", rule, doc="d")))
+    assert registry.success_rules["yes"].rule is rule
+    with pytest.raises(ScnPluginError) as excinfo:
+        collect(p=registering("scn_register_success_rules", call("x", "nope")))
+    assert "rule must be callable" in messages(excinfo)[0]
+
+
 def test_hook_scn_register_generators(clean_env):
     def product(*axes):
         return iter(())

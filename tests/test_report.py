@@ -11,11 +11,14 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from scn.diagnostics import ScnDataError, ScnEmitError  # noqa: E402
+from scn.plugins.registry import load_registry  # noqa: E402
 from scn.regenerate import ROOT  # noqa: E402
-from scn.runtime.agents import AGENTS  # noqa: E402
 from scn.runtime.bundle import LoadedBundle  # noqa: E402
 from scn.runtime.run import run  # noqa: E402
 from scn.scoring.report import write_report  # noqa: E402
+
+#: Every registered agent: name -> (factory, doc), the built-in plugins' included.
+AGENTS = {n: (e.factory, e.doc) for n, e in load_registry().agents.items()}
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 AGENT_NAMES = ["oracle", "greedy", "random", "null"]

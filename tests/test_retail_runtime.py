@@ -25,12 +25,12 @@ from scn.cli import main
 from scn.emit.bundle import write_bundle
 from scn.plugins.planbench import metrics as planbench
 from scn.regenerate import ROOT
-from scn.runtime import path_blocking
+from scn.plugins.planbench import path_blocking
 from scn.runtime.agents import OracleAgent
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
-from scn.runtime.protocol import missing_message
-from scn.runtime.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
+from scn.plugins.planbench.retrieval import missing_message
+from scn.plugins.planbench.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
 from scn.runtime.run import episode
 from scn.scoring import families
 
@@ -244,7 +244,7 @@ def test_release_phrases_resolve_to_their_datatypes() -> None:
 def test_held_out_aliases_rank_their_datatype_first_far_above_chance() -> None:
     """Leave one alias out of the index and resolve it: a real generalisation test of the
     encoder (chance is 1 in 56)."""
-    from scn.runtime.retriever import SparseEncoder, datatype_texts
+    from scn.plugins.planbench.retriever import SparseEncoder, datatype_texts
 
     datatypes = json.loads((RELEASE / "datatypes.json").read_text())
     texts = datatype_texts(datatypes)

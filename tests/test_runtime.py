@@ -14,11 +14,14 @@ from scn.api import compile_target
 from scn.diagnostics import ScnDataError
 from scn.emit.bundle import write_bundle
 from scn.plugins.costbench import metrics as costbench
+from scn.plugins.registry import load_registry
 from scn.regenerate import ROOT, configured
-from scn.runtime.agents import AGENTS
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.run import episode, read_trajectories, run
+
+#: Every registered agent: name -> (factory, doc), the built-in plugins' included.
+AGENTS = {n: (e.factory, e.doc) for n, e in load_registry().agents.items()}
 
 BUNDLES = [str(e["name"]) for e in configured()]
 

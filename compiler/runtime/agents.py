@@ -1,30 +1,32 @@
-"""Reference agents: oracle, greedy (CostBench appendix B.2), random (seeded) and null.
+"""Reference agents: oracle, sequential, random (seeded) and null.
 
 An agent gets `begin(bundle, task)` once per episode and then `act(observation)` until the
 episode ends. The oracle follows the task's ground truth and must score perfectly on every bundle;
 the null agent answers at once and must score zero: together they guard the bundle and the
-scorers. Agents are registered through the `scn_register_agents` hook like any plugin's.
+scorers. Under a protocol that supplies its own oracle (`Protocol.oracle`), the oracle hands the
+episode to it. Agents are registered through the `scn_register_agents` hook like any plugin's
+(a benchmark's baselines by its own plugin).
 """
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
-from scn.runtime import subtasks as fan
 from scn.runtime.bundle import LoadedBundle
 
 
-def _args(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str, str]:
+def call_args(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str, str]:
+    """The arguments of a call of `tool` made of the values held."""
     return {p["name"]: held[p["datatype"]] for p in bundle.tools[tool]["params"]}
 
 
 def _answer(task: dict[str, Any], held: dict[str, str]) -> dict[str, Any]:
-    return _answer_goals(task["goals"], held)
+    return answer_goals(task["goals"], held)
 
 
-def _answer_goals(goals: list[str], held: dict[str, str]) -> dict[str, Any]:
+def answer_goals(goals: list[str], held: dict[str, str]) -> dict[str, Any]:
+    """The answer action naming the value held of each goal."""
     return {"type": "answer", "answer": " ".join(held.get(g, "") for g in goals)}
 
 
@@ -57,18 +59,34 @@ class OracleAgent:
         layers = task["truth"].get("layers") or [[t] for t in task["truth"]["path"]]
         self.plan = [list(layer) for layer in layers]
         self.reference = list(task["truth"].get("reference") or [])
-        self.reference_plan = (task.get("info") or {}).get("reference_plan")
+        self.guide: Any = None  #: the protocol's own oracle, or this one
+
+    def protocol_oracle(self, observation: dict[str, Any]) -> Any:
+        """The oracle of the protocol the episode plays, if it supplies one.
+
+        An `Env`'s observation names its protocol unless it is the core's; an observation made
+        by hand (no `step`) leaves it to the bundle's data to choose (`protocols.select`).
+        """
+        name = observation.get("protocol")
+        if not name and "step" in observation:
+            return None
+        from scn.runtime.protocols import installed, select
+
+        registry = installed()
+        if name and name in registry.protocols:
+            protocol = registry.protocols[name].protocol
+        else:
+            _, protocol = select(registry, self.bundle.scenario, self.task, None)
+        return protocol.oracle(self.bundle, self.task, self.width)
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        if self.guide is None:
+            self.guide = self.protocol_oracle(observation) or self
+        if self.guide is not self:
+            return self.guide.act(observation)
         held = observation["held"]
-        if observation.get("retrieval"):
-            if not hasattr(self, "seeker"):
-                self.seeker = RetrievingOracle(self.bundle, self.task)
-            return self.seeker.act(observation)
         if self.reference and not observation.get("events"):
             return self.reference.pop(0)
-        if fan.is_dag(self.task):  # plan from the values held, every turn
-            return self.dag_turn(observation)
         if observation.get("events"):
             # The environment changed: re-plan from here with what the agent can now see.
             from scn.runtime.blockers import layered, optimal_path
@@ -85,85 +103,17 @@ class OracleAgent:
                 if self.task["truth"].get("layers")
                 else [[t] for t in path]
             )
-        if not self.plan and self.reference_plan is not None:  # a plan-judged task
-            return {"type": "answer", "answer": json.dumps(self.reference_plan)}
         if not self.plan:
-            return _answer_goals(observation["goals"], held)
+            return self.final_answer(observation)
         layer = self.plan.pop(0)
-        calls = [{"tool": t, "args": _args(self.bundle, t, held)} for t in layer]
+        calls = [{"tool": t, "args": call_args(self.bundle, t, held)} for t in layer]
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
 
-    def dag_turn(self, observation: dict[str, Any]) -> dict[str, Any]:
-        """The next layer of a DAG task's pending subtasks whose tools are listed, each sent its
-        own values (so a call that failed is retried, a swapped-out tool waits, and an event
-        needs no other re-planning); the answer once none is pending."""
-        held = observation["held"]
-        values = observation.get("values") or {d: [v] for d, v in held.items()}
-        layers = fan.plan(self.task, values)
-        if not layers:
-            return {"type": "answer", "answer": fan.answer(observation["goals"], values)}
-        layer = (fan.next_turn(self.task, values, observation["tools"]) or layers[0])[: self.width]
-        calls = [
-            {"tool": s["tool"], "args": dict(s.get("args") or _args(self.bundle, s["tool"], held))}
-            for s in layer
-        ]
-        if len(calls) == 1:
-            return {"type": "call", **calls[0]}
-        return {"type": "parallel", "calls": calls}
-
-
-class RetrievingOracle:
-    """The oracle under PlanBench-XL's retrieval protocol: retrieve each tool, then call it.
-
-    It works through one ground-truth tool set at a time (shortest first), asking the retriever
-    for each next tool by its input and output datatypes. A tool the answer leaves out has been
-    blocked: the oracle learns that from the list alone, as an agent would, and moves to a set
-    without any tool known to be blocked (path-preserving blocking keeps at least one).
-    """
-
-    def __init__(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
-        self.bundle = bundle
-        truth = task["truth"]
-        sets = truth.get("minimal_sets") or [truth["path"]]
-        self.sets = sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
-        self.blocked: set[str] = set()
-        self.asked: str | None = None
-
-    def signature(self, tool: str) -> tuple[list[str], str]:
-        spec = self.bundle.tools[tool]
-        return sorted({p["datatype"] for p in spec["params"]}), spec["outputs"][0]
-
-    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
-        held = observation["held"]
-        goals = observation["goals"]
-        if all(g in held for g in goals):
-            return _answer_goals(goals, held)
-        for tools in self.sets:
-            if self.blocked & set(tools):
-                continue
-            ready = [
-                t
-                for t in tools
-                if set(self.signature(t)[0]) <= set(held) and self.signature(t)[1] not in held
-            ]
-            if not ready:
-                continue
-            tool = ready[0]
-            if tool in observation["tools"]:
-                self.asked = None
-                return {"type": "call", "tool": tool, "args": _args(self.bundle, tool, held)}
-            if self.asked == tool:  # retrieved for it and it was not shown: blocked
-                self.blocked.add(tool)
-                self.asked = None
-                return self.act(observation)
-            self.asked = tool
-            inputs, output = self.signature(tool)
-            if len(inputs) > 2:  # only output-conditioned requests reach wider tools
-                return {"type": "retrieve", "output": output}
-            return {"type": "retrieve", "inputs": inputs, "output": output}
-        return _answer_goals(goals, held)
+    def final_answer(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The answer once the plan is played: the values held of the goals."""
+        return answer_goals(observation["goals"], observation["held"])
 
 
 class SequentialAgent(OracleAgent):
@@ -179,59 +129,6 @@ class SequentialAgent(OracleAgent):
     def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
         super().begin(bundle, task)
         self.plan = [[t] for layer in self.plan for t in layer]
-
-
-class GreedyAgent:
-    """CostBench's greedy policy: the tool with the lowest cost per atomic component.
-
-    The first step may use any tool whose inputs are held; later steps only tools that consume
-    an output of the previous call (the chain property). Ties go to the name.
-    """
-
-    name = "greedy"
-
-    def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
-        self.bundle = bundle
-        self.task = task
-        self.previous: set[str] = set()
-
-    def candidates(self, held: dict[str, str], tools: list[str]) -> list[str]:
-        out = []
-        for name in tools:
-            spec = self.bundle.tools[name]
-            if spec.get("baseline") is not None:
-                continue
-            inputs = {p["datatype"] for p in spec["params"]}
-            if not inputs <= set(held) or set(spec["outputs"]) <= set(held):
-                continue
-            if self.previous and not inputs & self.previous:
-                continue
-            out.append(name)
-        return out
-
-    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
-        held = observation["held"]
-        goals = observation.get("goals", self.task["goals"])
-        if observation.get("events"):
-            self.previous = set()  # first-step relaxation after a blocking event (eq. 10)
-        if all(g in held for g in goals):
-            return _answer_goals(goals, held)
-        options = self.candidates(held, observation["tools"])
-        if not options:
-            return _answer_goals(goals, held)
-        costs = observation.get("costs", {})
-
-        def utility(name: str) -> tuple[float, str]:
-            spec = self.bundle.tools[name]
-            return (
-                costs.get(name, self.bundle.cost(self.task, name))
-                / max(1, len(spec["components"]) or 1),
-                name,
-            )
-
-        choice = min(options, key=utility)
-        self.previous = set(self.bundle.tools[choice]["outputs"])
-        return {"type": "call", "tool": choice, "args": _args(self.bundle, choice, held)}
 
 
 class RandomAgent:
@@ -260,7 +157,7 @@ class RandomAgent:
         if not options:
             return _answer(self.task, held)
         choice = options[self.rng.randrange(len(options))]
-        return {"type": "call", "tool": choice, "args": _args(self.bundle, choice, held)}
+        return {"type": "call", "tool": choice, "args": call_args(self.bundle, choice, held)}
 
 
 #: The built-in agents: name -> (factory taking a seed, doc).
@@ -270,10 +167,6 @@ AGENTS = {
     "sequential": (
         lambda seed=0: SequentialAgent(),
         "the oracle's calls one per turn (TPS-Bench's sequential scheduling)",
-    ),
-    "greedy": (
-        lambda seed=0: GreedyAgent(),
-        "CostBench's greedy policy (lowest cost per atomic component)",
     ),
     "random": (
         lambda seed=0: RandomAgent(seed),

@@ -2,7 +2,7 @@
 
 `ScnGymEnv(bundle_path, task_ids=None, max_steps=20, seed=None)` wraps `scn.runtime.env.Env`
 (needs the optional extra: `pip install scn[rl]`). It is registered as `scn/Bundle-v0`, so
-`gymnasium.make("scn/Bundle-v0", bundle_path="generated/travel-costbench")` works too.
+`gymnasium.make("scn/Bundle-v0", bundle_path="out/my-bundle")` works too.
 
 Actions, `Discrete(len(tools) + 1)`:
 

@@ -119,29 +119,15 @@ def openai_tools(
     return out
 
 
-#: In retrieval mode (PlanBench-XL) the model finds tools through this function; the Env answers
-#: with the tools it may now call, which join the request's `tools` from the next turn on.
-RETRIEVE_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "retrieve_tools",
-        "description": "Find tools. Describe the information you want (output), the information "
-        "you already hold (inputs: one or two short phrases), or both. Only retrieved tools can "
-        "be called, and they stay callable for the rest of the task.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "output": {"type": "string", "description": "a short phrase: what you want"},
-                "inputs": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "one or two short phrases: what you hold",
-                },
-            },
-            "additionalProperties": False,
-        },
-    },
-}
+def _protocol(observation: dict[str, Any]) -> Any:
+    """The class of the protocol the episode plays (None for the core's own)."""
+    name = observation.get("protocol")
+    if not name:
+        return None
+    from scn.runtime.protocols import installed
+
+    entry = installed().protocols.get(name)
+    return entry.protocol if entry is not None else None
 
 
 def _user_message(
@@ -296,15 +282,18 @@ class OpenAIAgent:
         ]
         self.step_log = []
         self.pending = []
-        self.retrieving: str | None = None  # the id of a retrieve_tools call awaiting its answer
+        #: (call id, action type, protocol) of a protocol action's call awaiting its answer
+        self.extra_call: tuple[str, str, Any] | None = None
+        self.extra_tools: dict[str, str] = {}  #: function name -> protocol action type
+        self.protocol: Any = None
         self.query = task.get("query")
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
         feedback = observation.get("feedback")
-        retrieving = self.retrieving is not None
+        extra = self.extra_call is not None
         self._feed_results(observation.get("results") or [], feedback)
-        if feedback and not retrieving:  # a rejected final answer: CCTU tells it as the user
+        if feedback and not extra:  # a rejected final answer is told as the user
             self.messages.append({"role": "user", "content": str(feedback)})
         changes = self._changes(observation)
         if changes:
@@ -320,8 +309,10 @@ class OpenAIAgent:
             "messages": self.messages,
             "temperature": self.temperature,
         }
-        if observation.get("retrieval"):
-            tools = [RETRIEVE_TOOL, *tools]
+        self.protocol = _protocol(observation)
+        offered = dict(getattr(self.protocol, "llm_tools", None) or {})
+        self.extra_tools = {str(t["function"]["name"]): a for a, t in offered.items()}
+        tools = [*offered.values(), *tools]
         if tools:
             request["tools"] = tools
             request["parallel_tool_calls"] = self.parallel_tool_calls
@@ -411,14 +402,13 @@ class OpenAIAgent:
             self.pending.append((call_id, note))
         entry["tool_calls"] = len(calls)
         self.messages.append({"role": "assistant", "content": content, "tool_calls": echoed})
-        retrievals = [
-            i for i, c in enumerate(calls) if c["tool"] == RETRIEVE_TOOL["function"]["name"]
-        ]
-        if retrievals:  # one action per turn: the retrieval; other calls of the turn are not run
-            i = retrievals[0]
-            self.retrieving = self.pending[i][0]
+        extras = [i for i, c in enumerate(calls) if c["tool"] in self.extra_tools]
+        if extras:  # one action per turn: the protocol's; other calls of the turn are not run
+            i = extras[0]
+            kind = self.extra_tools[calls[i]["tool"]]
+            self.extra_call = (self.pending[i][0], kind, self.protocol)
             args = calls[i]["args"] if isinstance(calls[i]["args"], dict) else {}
-            return {"type": "retrieve", **{k: v for k, v in args.items() if k != "type"}}
+            return {"type": kind, **{k: v for k, v in args.items() if k != "type"}}
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
@@ -451,13 +441,12 @@ class OpenAIAgent:
 
     def _feed_results(self, results: list[dict[str, Any]], feedback: str | None = None) -> None:
         """Answer every tool call of the last turn with a `tool` message (ids matched); after a
-        retrieval, its call gets the tools found and the retriever's note (or error)."""
-        retrieving, self.retrieving = self.retrieving, None
+        protocol action (a retrieval), its call gets what the protocol says of the results."""
+        extra, self.extra_call = self.extra_call, None
         for i, (call_id, note) in enumerate(self.pending):
-            if retrieving is not None:
-                if call_id == retrieving:
-                    found = [str(r.get("value")) for r in results]
-                    text = json.dumps({"tools": found, "note": feedback}, ensure_ascii=False)
+            if extra is not None:
+                if call_id == extra[0]:
+                    text = extra[2].llm_result(extra[1], results, feedback)
                 else:
                     text = _result_text(None, note)
             else:

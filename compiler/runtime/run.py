@@ -14,7 +14,8 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 Under a blocker, `truth` is the re-solved ground truth of this episode (see
 `scn.runtime.blockers`), not the static one in the bundle.
 
-In retrieval mode (PlanBench-XL, `scn.runtime.protocol`) `settings` has `"retrieval": true`;
+In retrieval mode (the `retrieval` protocol, registered by a plugin) `settings` has
+`"retrieval": true`;
 a retrieval step's action is `{"type": "retrieve", "output", "inputs"}`, its `results` list the
 tools shown (`value` is the name), and the step adds `retrieved` (those names) and `retrieval`
 (`matched` datatypes, `note`, `blocked` tools swapped out, `count`); a refused call's result adds
@@ -109,34 +110,47 @@ def run_defaults(
 ) -> tuple[bool, int, int]:
     """Fill the options a user left out, from the bundle: (retrieval, max_steps, blocks).
 
-    Retrieval mode is on for bundles whose harness names `protocol retrieval` (and whenever the
-    blocker acts at retrieval time); its step budget is PlanBench-XL's 100, else 20 (twice the
-    most subtasks of a fan-out task, if more). `blocks` defaults to 1 event, or for a
+    Retrieval mode is on when the scenario's harness names the `retrieval` protocol (and
+    whenever the blocker acts at retrieval time); its step budget is the protocol's, else 20
+    (twice the most subtasks of a task, if more). `blocks` defaults to 1 event, or for a
     retrieval-time blocker to the largest blocked set its `count` allows.
     """
-    from scn.runtime.protocol import MAX_STEPS, builtin_rule
+    from scn.runtime.env import RETRIEVAL
+    from scn.runtime.protocols import builtin_rule, harness, installed
 
+    registry = installed()
     rule = None
     if blocker is not None:
         rules = bundle.scenario.get("blockers", [])
         rule = next((b for b in rules if blocker in (b.get("name"), b.get("effect"))), None)
-        rule = rule or builtin_rule(blocker)
+        rule = rule or builtin_rule(registry, blocker)
     at_retrieval = rule is not None and rule.get("trigger") == "retrieval"
     if retrieval is None:
-        harness = bundle.scenario.get("harness") or {}
-        retrieval = at_retrieval or "retrieval" in (harness.get("protocol") or [])
+        retrieval = at_retrieval or RETRIEVAL in harness(bundle.scenario, "protocol")
     if max_steps is None:
-        # Fan-out tasks (up to 50 subtasks) get twice their most subtasks, so that a sequential
-        # agent can finish and retry.
-        most = max(
-            (len(t["subtasks"]) for t in bundle.tasks.values() if "entities" in t), default=0
-        )
-        max_steps = MAX_STEPS if retrieval else max(20, 2 * most)
+        max_steps = step_budget(registry, bundle, bool(retrieval or at_retrieval))
     if blocker is None:
         blocks = 0
     elif blocks is None:
         blocks = int(rule["count"][1]) if at_retrieval and rule is not None else 1
     return bool(retrieval or at_retrieval), max_steps, blocks
+
+
+def step_budget(registry: Any, bundle: LoadedBundle, retrieval: bool) -> int:
+    """The default step budget: the retrieval protocol's in retrieval mode; otherwise 20, or
+    more where a protocol that plays some of the bundle's tasks asks for more."""
+    from scn.runtime.env import RETRIEVAL
+    from scn.runtime.protocols import harness
+
+    if retrieval:
+        entry = registry.protocols.get(RETRIEVAL)
+        return (entry.protocol.budget(bundle) if entry is not None else None) or 20
+    named = set(harness(bundle.scenario, "protocol"))
+    wanted = [20]
+    for name, entry in registry.protocols.items():
+        if name in named or entry.applies is not None:
+            wanted.append(entry.protocol.budget(bundle) or 0)
+    return max(wanted)
 
 
 def _key(record: dict[str, Any]) -> tuple[str, str, str]:

@@ -1,10 +1,11 @@
-"""Worlds: bundles whose tools are answered by a database and whose answers are plans.
+"""Worlds: bundles whose tools are answered from data they carry and whose answers are plans.
 
 Most bundles answer every tool from `stubs.py` and judge the answer by the goals it names. A
-bundle may instead ship `world.json`, written by a plugin's emitter, naming the module that
-answers some of its tools from data the bundle carries (TravelPlanner's sandbox) and judges the
-final answer with the bundle's plan-scope constraints. That module exposes
-`World.from_files(files, spec)`, and a world offers:
+bundle may instead ship `world.json`, written by a plugin's emitter, describing data that answers
+some of its tools and judges the final answer with the bundle's plan-scope constraints. The bundle
+names no code to import: the world is built by a protocol its scenario's harness names
+(`harness { protocol NAME }`), found in the plugin registry (`Protocol.load_world(files)`). A
+world offers:
 
 - `serves(tool) -> bool` and `call(tool, args) -> {"ok", "value" | "error"}`: its tools take free
   arguments (a city, a date), not values the agent holds;
@@ -13,7 +14,6 @@ final answer with the bundle's plan-scope constraints. That module exposes
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -37,19 +37,29 @@ def load(files: Mapping[str, bytes]) -> Any | None:
     """Build the world a bundle's files describe, or None when it ships none.
 
     Raises:
-        ScnDataError: `world.json` is malformed or names a module that is not installed.
+        ScnDataError: `world.json` is malformed, or no loaded plugin's protocol named by the
+            scenario's harness builds a world.
     """
-    raw = files.get(WORLD_FILE)
-    if raw is None:
+    if WORLD_FILE not in files:
         return None
+    from scn.runtime.protocols import harness, installed
+
     try:
-        spec = json.loads(raw)
-        module = importlib.import_module(str(spec["module"]))
-        return module.World.from_files(files, spec)
+        if not isinstance(json.loads(files[WORLD_FILE]), dict):
+            raise TypeError("not a JSON object")
+        scenario = json.loads(files.get("scenario.json") or b"{}")
+        names = harness(scenario, "protocol")
+        table = installed().protocols
+        for name in names:
+            entry = table.get(name)
+            found = entry.protocol.load_world(files) if entry is not None else None
+            if found is not None:
+                return found
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ScnDataError(f"{WORLD_FILE}: not a usable world ({e})", path=WORLD_FILE) from None
-    except ImportError as e:
-        raise ScnDataError(
-            f"{WORLD_FILE}: the module answering this bundle is not installed ({e})",
-            path=WORLD_FILE,
-        ) from None
+    named = ", ".join(names) or "none"
+    raise ScnDataError(
+        f"{WORLD_FILE}: no loaded plugin's protocol answers this bundle (harness protocols: "
+        f"{named}): the plugin that registers it is not installed or not loaded",
+        path=WORLD_FILE,
+    )

@@ -20,9 +20,10 @@ episode ends (final answer, or the server stops) its trajectory is one `scn-traj
 with one step per turn, so `scn score` reads it like any in-process run.
 
 A bundle's blockers apply per turn exactly as `Env.step` applies them per action (`--blocker
-NAME --blocks N`): the planned event fires at its turn (a ban fails the turn's first call, a
-server outage fails every call of the turn to that server, a slowed tool answers later from then
-on), and the ground truth is re-solved after it.
+NAME --blocks N`): at the planned turn the effect acts before each arriving call (with the turn's
+calls so far) and after the turn closes (a ban fails the turn's first call, a server outage fails
+every call of the turn to that server, a slowed tool answers later from then on), and the ground
+truth is re-solved after it.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from scn.runtime import blockers as bl
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.env import CallResult, Env
+from scn.runtime.env import Env
+from scn.runtime.results import CallResult
 from scn.runtime.run import SCHEMA, settings
 
 #: Turns an MCP episode may take before further calls are refused.
@@ -63,6 +64,7 @@ class Episode:
         self.pending: list[tuple[str, str]] = []  #: what the open turn's calls returned
         self.turn_calls: list[dict[str, Any]] = []
         self.turn_results: list[CallResult] = []
+        self.turn_checked: list[CallResult] = []  #: the open turn's calls as checked
         self.turn_label: Any = None
         self.in_flight = 0
         self.closed = False
@@ -106,6 +108,7 @@ class Episode:
             }
         )
         self.turn_calls, self.turn_results, self.turn_label = [], [], None
+        self.turn_checked = []
 
     def _result_dict(self, r: CallResult) -> dict[str, Any]:
         out = r.to_dict()
@@ -133,13 +136,14 @@ class Episode:
             if len(env.steps) >= MAX_TURNS:
                 return CallResult(str(tool), False, False, error=f"more than {MAX_TURNS} turns")
             self.turn_label = label
-            self.open_turn(tool)
+            self.firing = env.firing()  # the turn a planned blocker event fires at
         env.restore(self.snapshot)  # every call of a turn sees the turn's start state
         checked = env.check(tool, args)
-        if self.firing:  # a swap_sibling event: the turn's first tool with a sibling is swapped
-            env.swap_in(checked)
-        if first and self.firing and env.rule and env.rule["effect"] == "ban" and checked.valid:
-            result = env.ban(checked)
+        self.turn_checked.append(checked)
+        index = len(self.turn_checked) - 1
+        replaced = env.before_calls(self.turn_checked) if self.firing else {}
+        if index in replaced:
+            result = replaced[index]
         else:
             result = env.guarded(checked, [checked], [], args) if checked.valid else checked
         if result.ok and result.trusted and result.output is not None:
@@ -149,17 +153,6 @@ class Episode:
         self.turn_results.append(result)
         self.in_flight += 1
         return result
-
-    def open_turn(self, tool: Any) -> None:
-        """Start a turn: is it the one a planned blocker event fires at (as in `Env.step`)?"""
-        env = self.env
-        self.firing = (
-            env.trigger_at is not None
-            and env.call_steps == env.trigger_at
-            and len(env.events) < env.blocks
-        )
-        if self.firing and env.rule is not None and env.rule["effect"] == "server_down":
-            env.down = bl.outage_server(env.rule, self.bundle.tools, tool)
 
     def latency_ms(self, tool: str) -> float:
         """The call's latency in this episode (a `slow` blocker may have stretched it)."""

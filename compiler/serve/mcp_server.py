@@ -42,7 +42,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from scn.diagnostics import ScnDataError, ScnError
-from scn.runtime import blockers as bl
+from scn.runtime import effects, protocols
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.serve.episodes import Episode, Episodes
@@ -108,8 +108,8 @@ class Serving:
         self.params = {
             name: {p["name"] for p in spec["params"]} for name, spec in bundle.tools.items()
         }
-        #: Blocker siblings no episode lists until a swap (`blockers.swap_siblings`).
-        self.unlisted = frozenset(s for p in bl.swap_siblings(bundle).values() for s in p.values())
+        #: Tools no episode lists until a blocker event swaps them in (`effects.unlisted`).
+        self.unlisted = frozenset(effects.unlisted(protocols.installed(), bundle))
         if task is not None:
             bundle.task(task)  # an unknown --task is an error at start-up, not at the first call
         if blocker is not None:  # so is an unknown blocker or a count out of its range

@@ -181,6 +181,20 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
     return record
 
 
+def law_tree(expression: str) -> list[Any] | None:
+    """Return the data form of a law's expression (`scn.expr_data`), so the runtime can redraw
+    by the law without the parser; None when it has none."""
+    from scn import expr_data
+    from scn.source import SourceFile
+    from scn.transform import parse
+
+    expr = parse(SourceFile("<law>", f"let law = {expression}\n")).items[0].value
+    try:
+        return expr_data.dump(expr)
+    except ValueError:
+        return None
+
+
 def environment_record(scenario: Scenario) -> dict[str, Any]:
     """Return `scenario.json`: datatypes, enums, laws, blockers, constraints and parameters."""
     return {
@@ -215,6 +229,7 @@ def environment_record(scenario: Scenario) -> dict[str, Any]:
                 ],
                 "seed": list(law.seed_parts),
             }
+            | ({"tree": tree} if (tree := law_tree(law.expression)) is not None else {})
             for law in scenario.laws
         ],
         "blockers": [

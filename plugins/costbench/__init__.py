@@ -1,1 +1,2 @@
-"""CostBench as a plugin: its metric family (Cost Gap, AED/ANED, EMR, TCR, ITUR) and figures."""
+"""CostBench as a plugin: its blocker effects (ban, reprice, hide composites, change preference),
+its greedy agent, and its metric family (Cost Gap, AED/ANED, EMR, TCR, ITUR) with its figures."""

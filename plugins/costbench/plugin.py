@@ -1,6 +1,8 @@
-"""The CostBench plugin, registered through the `scn` entry-point group like a third party's.
+"""The CostBench plugin: its blocker effects with their behaviour, its greedy agent and its
+metric family with figures.
 
-Its scenario is `domains/travel/costbench.scn` (`harness { metrics costbench }`).
+Registered through the `scn` entry-point group like any third-party plugin; the scenario is
+`domains/travel/costbench.scn` (`harness { metrics costbench }`).
 """
 
 from __future__ import annotations
@@ -8,6 +10,25 @@ from __future__ import annotations
 from typing import Any
 
 from scn.plugins import hookimpl
+
+
+@hookimpl
+def scn_register_blocker_effects(register: Any) -> None:
+    from scn.plugins.costbench.effects import EFFECTS
+
+    for name, (params, before, apply, doc) in sorted(EFFECTS.items()):
+        register(name, params=params, before=before, apply=apply, doc=doc)
+
+
+@hookimpl
+def scn_register_agents(register: Any) -> None:
+    from scn.plugins.costbench.agents import GreedyAgent
+
+    register(
+        "greedy",
+        lambda seed=0: GreedyAgent(),
+        doc="CostBench's greedy policy (lowest cost per atomic component)",
+    )
 
 
 @hookimpl

@@ -1,6 +1,8 @@
-"""The PlanBench-XL plugin, registered through the `scn` entry-point group like a third party's.
+"""The PlanBench-XL plugin: the `retrieval` answer protocol, its `grounded` success rule and the
+`planbench` metric family.
 
-Its scenarios are `domains/retail/planbench*.scn` (`harness { metrics planbench ... }`).
+Registered through the `scn` entry-point group like any third-party plugin; the scenarios are
+`domains/retail/planbench*.scn`, which declare `harness { metrics planbench protocol retrieval }`.
 """
 
 from __future__ import annotations
@@ -8,6 +10,29 @@ from __future__ import annotations
 from typing import Any
 
 from scn.plugins import hookimpl
+
+
+@hookimpl
+def scn_register_protocols(register: Any) -> None:
+    from scn.plugins.planbench.retrieval import Retrieval
+
+    register(
+        "retrieval",
+        Retrieval,
+        doc="tools are found through a retriever before they can be called; untrusted values"
+        " are refused (PlanBench-XL)",
+    )
+
+
+@hookimpl
+def scn_register_success_rules(register: Any) -> None:
+    from scn.plugins.planbench.retrieval import grounded
+
+    register(
+        "grounded",
+        grounded,
+        doc="every gold value in the answer, every goal held, no untrusted goal value answered",
+    )
 
 
 @hookimpl

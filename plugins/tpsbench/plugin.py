@@ -1,6 +1,9 @@
-"""The TPS-Bench plugin, registered through the `scn` entry-point group like a third party's.
+"""The TPS-Bench plugin: the `subtasks` protocol, its success rule, the MCP blocker effects and
+the `tpsbench` metric family.
 
-Its scenario is `domains/multi_mcp/servers.scn` (`harness { metrics tpsbench }`).
+Registered through the `scn` entry-point group like any third-party plugin; the scenario is
+`domains/multi_mcp/servers.scn`. The protocol claims tasks by their record (subtasks or
+entities), so the scenario need not name it.
 """
 
 from __future__ import annotations
@@ -8,6 +11,37 @@ from __future__ import annotations
 from typing import Any
 
 from scn.plugins import hookimpl
+
+
+@hookimpl
+def scn_register_blocker_effects(register: Any) -> None:
+    from scn.plugins.tpsbench.effects import EFFECTS
+
+    for name, (params, before, apply, unlisted, doc) in sorted(EFFECTS.items()):
+        register(name, params=params, before=before, apply=apply, unlisted=unlisted, doc=doc)
+
+
+@hookimpl
+def scn_register_protocols(register: Any) -> None:
+    from scn.plugins.tpsbench.fan_out import Subtasks, applies
+
+    register(
+        "subtasks",
+        Subtasks,
+        applies=applies,
+        doc="tasks of dependent subtasks (several values of a datatype held at once)",
+    )
+
+
+@hookimpl
+def scn_register_success_rules(register: Any) -> None:
+    from scn.plugins.tpsbench.fan_out import subtask_values
+
+    register(
+        "subtask_values",
+        subtask_values,
+        doc="every subtask's value held and contained in the answer",
+    )
 
 
 @hookimpl

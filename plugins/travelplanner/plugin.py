@@ -1,4 +1,5 @@
-"""The TravelPlanner plugin: validator kinds, query generator, sandbox emitter, greedy agent.
+"""The TravelPlanner plugin: validator kinds, query generator, sandbox emitter, greedy agent,
+the `plan` protocol and its `plan_valid` success rule.
 
 Registered through the `scn` entry-point group like any third-party plugin; the scenario itself
 is `domains/travel/travelplanner.scn`, in the built-in `travel` domain.
@@ -12,9 +13,8 @@ from typing import Any
 from scn.plugins import hookimpl
 from scn.plugins.travelplanner import queries, sandbox
 from scn.plugins.travelplanner.validators import KINDS
-from scn.plugins.travelplanner.world import World
 
-#: The bundle file that tells the runtime which module answers the sandbox tools and plans.
+#: The bundle file that names the sandbox and the tools it answers (the `plan` protocol reads it).
 WORLD_FILE = "world.json"
 
 
@@ -70,7 +70,6 @@ def emit_sandbox(solved: Any) -> dict[str, bytes]:
     files = {f"sandbox/{name}.jsonl": _lines(rows) for name, rows in box.tables().items()}
     served = {t.name: t.internal_name for t in solved.scenario.tools if t.internal_name}
     world = {
-        "module": World.__module__,
         "sandbox": {"seed": box.seed, "scale": box.scale, "records": box.size()},
         "tools": dict(sorted(served.items())),
     }
@@ -134,3 +133,21 @@ def scn_register_metric_families(register: Any) -> None:
         truth_fields=plan_truth_fields,
         doc="TravelPlanner: delivery, commonsense and hard constraint pass rates, final pass rate",
     )
+
+@hookimpl
+def scn_register_protocols(register: Any) -> None:
+    from scn.plugins.travelplanner.world import Plan
+
+    register(
+        "plan",
+        Plan,
+        doc="search tools answered from the bundle's sandbox; the answer is a plan, judged by"
+        " the plan-scope constraints (TravelPlanner)",
+    )
+
+
+@hookimpl
+def scn_register_success_rules(register: Any) -> None:
+    from scn.plugins.travelplanner.world import plan_valid
+
+    register("plan_valid", plan_valid, doc="the plan was delivered and breaks no constraint")

@@ -1,10 +1,11 @@
-"""TravelPlanner at run time: the six search tools over the bundle's sandbox, and the verdicts
-of the plan-scope constraints on a submitted plan.
+"""TravelPlanner at run time: the `plan` protocol. The six search tools are answered over the
+bundle's sandbox, and a submitted plan gets the verdicts of the plan-scope constraints.
 
-A bundle that ships `world.json` names this module; `scn.runtime.world.load` builds a
-`World` from the bundle's files, and `Env` sends it the calls of the tools it serves and the
-final answer. Nothing here raises on agent input: a bad argument is an error message, a bad plan
-a set of violations.
+A scenario declares `harness { protocol plan }`; its bundle ships the sandbox and `world.json`
+(what the tools are called). `scn.runtime.world.load` asks this protocol for the `World`
+(`Plan.load_world`), and the episode sends it the calls of the tools it serves and the final
+answer. Nothing here raises on agent input: a bad argument is an error message, a bad plan a set
+of violations.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from typing import Any
 from scn.plugins.travelplanner.database import Database
 from scn.plugins.travelplanner.plan import read_plan
 from scn.plugins.travelplanner.validators import KINDS
-from scn.runtime.constraints import params_of
+from scn.runtime.agents import OracleAgent
+from scn.runtime.constraints import params_of, violation
+from scn.runtime.protocols import Protocol, wrong_arguments
+from scn.runtime.results import CallResult
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -159,3 +163,79 @@ class World:
             group[c["name"]] = not found
             problems.extend((c, p) for p in found)
         return checks, problems
+
+
+class Plan(Protocol):
+    """A plan-judged episode: the world answers its tools; the answer is a plan it judges."""
+
+    success = "plan_valid"
+
+    def __init__(self, env: Any) -> None:
+        self.plan_checks: dict[str, Any] | None = None
+
+    @classmethod
+    def load_world(cls, files: Mapping[str, bytes]) -> World | None:
+        raw = files.get("world.json")
+        if raw is None:
+            return None
+        return World.from_files(files, json.loads(raw))
+
+    @classmethod
+    def oracle(cls, bundle: Any, task: Mapping[str, Any], width: int) -> Any:
+        agent = PlanOracle()
+        agent.begin(bundle, dict(task))
+        return agent
+
+    def admit(self, env: Any, name: str, spec: Any, args: dict[str, Any]) -> Any:
+        """A tool the world serves takes free arguments (a city, a date), not held values."""
+        world = env.bundle.world
+        if world is not None and world.serves(name) and wrong_arguments(name, spec, args) is None:
+            return CallResult(name, True, True, args=dict(args))
+        return super().admit(env, name, spec, args)
+
+    def execute(self, env: Any, checked: CallResult) -> CallResult | None:
+        """The world's answers are data to read, not values to hold."""
+        world = env.bundle.world
+        if world is None or not world.serves(checked.tool):
+            return None
+        answer = world.call(checked.tool, checked.args)
+        cost = env.costs.get(checked.tool, 0.0)
+        if not answer.get("ok"):
+            return CallResult(checked.tool, False, True, error=answer.get("error"), cost=cost)
+        spec = env.bundle.tools[checked.tool]
+        output = spec["outputs"][0] if spec["outputs"] else None
+        return CallResult(checked.tool, True, True, output, answer.get("value"), cost=cost)
+
+    def judge(self, env: Any, answer: str) -> list[dict[str, Any]]:
+        """Judge the plan once, by the plan validators."""
+        world = env.bundle.world
+        if world is None:
+            return []
+        self.plan_checks, problems = world.check_plan(env.task, answer, env.constraints)
+        return [violation(c, p) for c, p in problems]
+
+    def outcome(self, env: Any) -> dict[str, Any]:
+        return {"plan_checks": self.plan_checks}
+
+
+def plan_valid(env: Any) -> bool:
+    """A plan succeeds when it was delivered and breaks no constraint."""
+    checks = getattr(env.protocol, "plan_checks", None) or {}
+    groups = [v for v in checks.values() if isinstance(v, dict)]
+    return checks.get("delivered") is True and not any(
+        verdict is False for g in groups for verdict in g.values()
+    )
+
+
+class PlanOracle(OracleAgent):
+    """The oracle of a plan-judged task: its ground-truth calls, then its reference plan."""
+
+    def begin(self, bundle: Any, task: dict[str, Any]) -> None:
+        super().begin(bundle, task)
+        self.guide = self
+        self.reference_plan = (task.get("info") or {}).get("reference_plan")
+
+    def final_answer(self, observation: dict[str, Any]) -> dict[str, Any]:
+        if self.reference_plan is not None:
+            return {"type": "answer", "answer": json.dumps(self.reference_plan)}
+        return super().final_answer(observation)

@@ -1,0 +1,173 @@
+"""CostBench's four blocker effects (appendix B.2, B.4, B.6), as behaviour the runtime calls.
+
+- `ban`: the call made at the trigger step fails with a message from the blocker's pool, and
+  that tool is banned for the rest of the episode (acts before the step's calls run);
+- `reprice(low, high)`: a new global seed is drawn in [low, high) and every cost is redrawn by
+  the bundle's laws (the same seeded laws the compiler used);
+- `hide_composites`: composite tools of one drawn length are hidden (atomic tools stay);
+- `change_preference`: the task is replaced by another task of the same group, whose
+  preferences are announced, and planning restarts from its initial state.
+
+Each acts through `scn.runtime.effects.EffectContext`; the schedule is the runtime's.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from scn.runtime.effects import EffectContext
+from scn.runtime.results import CallResult
+
+
+def ban_before(ctx: EffectContext, calls: list[CallResult]) -> dict[int, CallResult] | None:
+    """The trigger step's first call fails (when valid), and its tool is banned from now on."""
+    first = calls[0]
+    if not first.valid:
+        return None
+    ctx.ban(first.tool)
+    text = ctx.message() or f"tool {first.tool!r} has been disabled"
+    return {0: CallResult(first.tool, False, True, error=text)}
+
+
+def ban_apply(ctx: EffectContext, results: list[CallResult]) -> None:
+    ctx.note(banned=results[0].tool, message=results[0].error)
+
+
+def reprice_apply(ctx: EffectContext, results: list[CallResult]) -> None:
+    """Redraw every cost with a new global seed drawn in [low, high)."""
+    args = ctx.args or ["1", "10000"]
+    low, high = int(float(args[0])), int(float(args[1])) if len(args) > 1 else 10000
+    new_seed = ctx.rng.randrange(low, high)
+    bundle = ctx.bundle
+    ctx.set_costs(
+        redraw_costs(bundle.scenario, bundle.tools, ctx.visible, ctx.task["id"], new_seed)
+    )
+    ctx.note(seed=new_seed)
+
+
+def hide_composites_apply(ctx: EffectContext, results: list[CallResult]) -> None:
+    """Hide the composite tools of one drawn length."""
+    tools = ctx.bundle.tools
+    visible = ctx.visible
+    lengths = sorted({len(tools[t]["components"]) for t in visible if tools[t]["components"]})
+    if lengths:
+        length = lengths[ctx.rng.randrange(len(lengths))]
+        ctx.hide(t for t in visible if len(tools[t]["components"]) == length)
+        ctx.note(hidden_length=length)
+
+
+def change_preference_apply(ctx: EffectContext, results: list[CallResult]) -> None:
+    """Play another task of the same group and goals, announcing its preferences."""
+    task = ctx.task
+    group = task.get("info", {}).get("subtask", task["generator"])
+    others = sorted(
+        t
+        for t, rec in ctx.bundle.tasks.items()
+        if t != task["id"]
+        and rec.get("info", {}).get("subtask", rec["generator"]) == group
+        and rec["goals"] == task["goals"]
+    )
+    if not others:
+        return
+    ctx.replace_task(others[ctx.rng.randrange(len(others))])
+    prefs = ", ".join(
+        f"{k} {v}" for k, v in sorted(ctx.task["given"].items()) if not v.startswith("<")
+    )
+    ctx.note(message=ctx.message(prefs) or f"New preferences: {prefs}", task=ctx.task["id"])
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
+    """The bundle's laws, compiled once per (laws, params), from the data form of their
+    expressions (`tree`, `scn.expr_data`), so redrawing needs no parser. A bundle written
+    before laws carried their tree is read from the text, with the front end, imported here
+    only then."""
+    from scn import expr_data
+    from scn.evaluate import Distribution
+    from scn.evaluate import Env as EvalEnv
+    from scn.laws import BUILTIN_FAMILIES, compile_law, law_functions
+    from scn.scenario import LawOpDef
+
+    laws = json.loads(laws_key)
+    params = json.loads(params_key)
+    env = EvalEnv(
+        dict(params),
+        functions=law_functions(),
+        distributions={n: Distribution(n, s, a) for n, (s, a) in BUILTIN_FAMILIES.items()},
+    )
+    out = {}
+    for law in laws:
+        expr = expr_data.load(law["tree"]) if "tree" in law else _parsed(law["expression"])
+        ops = tuple(LawOpDef(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
+        out[f"{law['quantity']}:{law['name']}"] = compile_law(expr, env, ops, law["seed"])
+    return out
+
+
+def _parsed(expression: str) -> Any:
+    """A law's expression read from its `.scn` text (bundles without `tree`)."""
+    from scn.source import SourceFile
+    from scn.transform import parse
+
+    return parse(SourceFile("<bundle law>", f"let law = {expression}\n")).items[0].value
+
+
+def redraw_costs(
+    scenario: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+    names: list[str],
+    task_id: str,
+    new_seed: int,
+) -> dict[str, float]:
+    """Redraw the costs of `names` with global seed `new_seed`, by the bundle's own laws."""
+    laws = _compiled_laws(
+        json.dumps(scenario["laws"], sort_keys=True), json.dumps(scenario["params"], sort_keys=True)
+    )
+    cache: dict[str, float] = {}
+
+    def cost(name: str) -> float:
+        if name in cache:
+            return cache[name]
+        spec = tools[name]
+        parts = [cost(c) for c in spec["components"]]
+        entry = laws.get(f"cost:{spec.get('cost_law')}")
+        if entry is None:
+            value = round(sum(parts), 2) if parts else float(spec.get("cost") or 0.0)
+        else:
+            value = entry.draw(
+                {"global": new_seed, "task": task_id, "tool": name, "quantity": "cost"}, parts
+            )
+        cache[name] = value
+        return value
+
+    return {n: cost(n) for n in names}
+
+
+#: CostBench's effects: name -> (parameters, before, apply, doc).
+EFFECTS: dict[str, tuple[tuple[str, ...], Any, Any, str]] = {
+    "ban": (
+        ("target",),
+        ban_before,
+        ban_apply,
+        "ban a tool (the one called at the trigger step, or a named one)",
+    ),
+    "reprice": (
+        ("low", "high"),
+        None,
+        reprice_apply,
+        "redraw every cost from a new seed drawn in [low, high)",
+    ),
+    "change_preference": (
+        (),
+        None,
+        change_preference_apply,
+        "replace the task's preferences with another task's of the same group",
+    ),
+    "hide_composites": (
+        ("length",),
+        None,
+        hide_composites_apply,
+        "hide composite tools of a drawn length; atomic tools stay",
+    ),
+}

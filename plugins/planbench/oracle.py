@@ -1,0 +1,61 @@
+"""The oracle under PlanBench-XL's retrieval protocol: retrieve each tool, then call it.
+
+The core's oracle (`scn.runtime.agents.OracleAgent`) hands over to this one when the episode
+plays the `retrieval` protocol (`Retrieval.oracle`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scn.runtime.agents import answer_goals, call_args
+
+
+class RetrievingOracle:
+    """Works through one ground-truth tool set at a time (shortest first), asking the retriever
+    for each next tool by its input and output datatypes. A tool the answer leaves out has been
+    blocked: the oracle learns that from the list alone, as an agent would, and moves to a set
+    without any tool known to be blocked (path-preserving blocking keeps at least one).
+    """
+
+    def __init__(self, bundle: Any, task: dict[str, Any]) -> None:
+        self.bundle = bundle
+        truth = task["truth"]
+        sets = truth.get("minimal_sets") or [truth["path"]]
+        self.sets = sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
+        self.blocked: set[str] = set()
+        self.asked: str | None = None
+
+    def signature(self, tool: str) -> tuple[list[str], str]:
+        spec = self.bundle.tools[tool]
+        return sorted({p["datatype"] for p in spec["params"]}), spec["outputs"][0]
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        held = observation["held"]
+        goals = observation["goals"]
+        if all(g in held for g in goals):
+            return answer_goals(goals, held)
+        for tools in self.sets:
+            if self.blocked & set(tools):
+                continue
+            ready = [
+                t
+                for t in tools
+                if set(self.signature(t)[0]) <= set(held) and self.signature(t)[1] not in held
+            ]
+            if not ready:
+                continue
+            tool = ready[0]
+            if tool in observation["tools"]:
+                self.asked = None
+                return {"type": "call", "tool": tool, "args": call_args(self.bundle, tool, held)}
+            if self.asked == tool:  # retrieved for it and it was not shown: blocked
+                self.blocked.add(tool)
+                self.asked = None
+                return self.act(observation)
+            self.asked = tool
+            inputs, output = self.signature(tool)
+            if len(inputs) > 2:  # only output-conditioned requests reach wider tools
+                return {"type": "retrieve", "output": output}
+            return {"type": "retrieve", "inputs": inputs, "output": output}
+        return answer_goals(goals, held)
