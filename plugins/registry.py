@@ -128,6 +128,21 @@ class AgentEntry:
     plugin: str
 
 
+@frozen(kw_only=True)
+class TruthKindEntry:
+    """A ground-truth kind: `solve(problem) -> TruthResult`, with its optional verify `check`,
+    whether verify replays its path, and its optional `measure` for the `reachable` generator."""
+
+    name: str
+    solve: Callable[..., Any]
+    check: Callable[..., Any] | None = None
+    replays: bool = True
+    measure: Callable[..., Any] | None = None
+    labels: tuple[str, ...] = ()
+    doc: str = ""
+    plugin: str
+
+
 # -- the registry -----------------------------------------------------------------------------
 
 _E = TypeVar("_E")
@@ -154,6 +169,7 @@ class Registry:
     emitters: Mapping[str, EmitterEntry] = _table()
     dialects: Mapping[str, DialectEntry] = _table()
     agents: Mapping[str, AgentEntry] = _table()
+    truth_kinds: Mapping[str, TruthKindEntry] = _table()
 
 
 @frozen
@@ -173,6 +189,7 @@ KINDS: tuple[_Kind, ...] = (
     _Kind("scn_register_emitters", "emitters", "emitter"),
     _Kind("scn_register_dialects", "dialects", "dialect"),
     _Kind("scn_register_agents", "agents", "agent"),
+    _Kind("scn_register_truth_kinds", "truth_kinds", "truth kind"),
 )
 assert tuple(k.hook for k in KINDS) == HOOK_NAMES
 
@@ -481,6 +498,42 @@ def _agent_register(s: _Session) -> Callable[..., None]:
     return register
 
 
+def _truth_kind_register(s: _Session) -> Callable[..., None]:
+    def register(
+        name: str,
+        solve: Callable[..., Any],
+        *,
+        check: Callable[..., Any] | None = None,
+        replays: bool = True,
+        measure: Callable[..., Any] | None = None,
+        labels: Sequence[str] = (),
+        doc: str = "",
+    ) -> None:
+        name = s.begin(name)
+        if not isinstance(replays, bool):
+            raise s.fail(name, f"replays must be True or False, got {replays!r}")
+        if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+            raise s.fail(name, f"labels must be a sequence of strings, got {labels!r}")
+        if not all(isinstance(label, str) and label for label in labels):
+            raise s.fail(name, f"labels must be non-empty strings, got {tuple(labels)!r}")
+        if labels and measure is None:
+            raise s.fail(name, "labels are given without a measure that gives them")
+        s.add(
+            TruthKindEntry(
+                name=name,
+                solve=s.function(name, "solve", solve),
+                check=s.function(name, "check", check, optional=True),
+                replays=replays,
+                measure=s.function(name, "measure", measure, optional=True),
+                labels=tuple(labels),
+                doc=s.text(name, "doc", doc),
+                plugin=s.plugin_name,
+            )
+        )
+
+    return register
+
+
 _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_domains": _domain_register,
     "scn_register_cost_laws": _cost_law_register,
@@ -490,6 +543,7 @@ _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_emitters": _emitter_register,
     "scn_register_dialects": _dialect_register,
     "scn_register_agents": _agent_register,
+    "scn_register_truth_kinds": _truth_kind_register,
 }
 
 

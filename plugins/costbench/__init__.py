@@ -1,0 +1,1 @@
+"""CostBench (cost-optimal planning with composite tools): its plugin modules."""
