@@ -16,7 +16,6 @@ from attrs import field, frozen
 from scn import solver
 from scn.cctu import cctu
 from scn.evaluate import EnumValue, Record, as_int, as_iterable, string_method
-from scn.laws import seeded_rng
 
 
 def _mapped(name: str) -> Callable[[Any], Any]:
@@ -41,7 +40,8 @@ def fit(text: Any, limit: int = 64) -> str:
     """Return `text` if short enough, else its head plus `_` and 8 hex digits of its SHA-256.
 
     Provider name limits (64 characters for OpenAI and Anthropic) would otherwise reject long
-    generated names; the hash keeps shortened names distinct (as released benchmarks with long names do).
+    generated names; the hash keeps shortened names distinct (as released benchmarks with long
+    names do).
     """
     import hashlib
 

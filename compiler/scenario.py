@@ -165,8 +165,8 @@ class Subtask:
 
 @frozen
 class TaskConstraint:
-    """One constraint a task carries (a generator may draw them per task): a declared constraint with the
-    task's parameter values, and its wording rendered from the declaration's message."""
+    """One constraint a task carries (a generator may draw them per task): a declared constraint
+    with the task's parameter values, and its wording rendered from the declaration's message."""
 
     name: str
     kind: str

@@ -103,7 +103,9 @@ class VerifyContext:
     memo: dict[object, Any] = field(factory=dict, eq=False, repr=False)
 
 
-def costed(tools: Iterable[ToolDef], costs: Mapping[str, float] | None = None) -> tuple[solver.Tool, ...]:
+def costed(
+    tools: Iterable[ToolDef], costs: Mapping[str, float] | None = None
+) -> tuple[solver.Tool, ...]:
     """Return the solver's view of `tools`, priced by `costs` (else each tool's own cost)."""
     costs = costs or {}
     return tuple(

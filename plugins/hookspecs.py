@@ -251,16 +251,21 @@ def scn_register_emitters(register: RegisterEmitter) -> None:
 
     Call ``register(name, emit, *, doc="")`` once per emitter.
 
-    - ``name``: identifies the emitter (``scn build --emit NAME``, error messages).
-    - ``emit``: ``emit(bundle) -> Mapping[str, bytes]`` maps a relative file path inside the
-      bundle to that file's content. It must not write files itself and must be deterministic.
+    - ``name``: identifies the emitter in error messages and ``scn plugins``.
+    - ``emit``: ``emit(solved) -> Mapping[str, bytes]``, called by the emit stage with the solved
+      scenario (``scn.scenario.Solved``: ``solved.scenario`` and ``solved.truths``); maps a
+      relative file path inside the bundle to that file's content. The files are written into
+      the bundle and listed in its manifest with their SHA-256; a path the compiler writes
+      itself (or ``manifest.json``) is an error. It must not write files itself and must be
+      deterministic.
     - ``doc``: a short description.
 
     Example::
 
         @hookimpl
         def scn_register_emitters(register):
-            register("task-count", lambda bundle: {"COUNT": b"%d\\n" % len(bundle.tasks)})
+            register("task-count",
+                     lambda solved: {"COUNT": b"%d\\n" % len(solved.scenario.tasks)})
     """
 
 
@@ -270,10 +275,15 @@ def scn_register_dialects(register: RegisterDialect) -> None:
 
     Call ``register(name, filename, convert, *, check=None)`` once per dialect.
 
-    - ``name``: the dialect, as in ``scn export --dialect NAME``.
-    - ``filename``: the (relative) name of the file the converted bundle is written to.
-    - ``convert``: turns a compiled bundle into the dialect's document.
-    - ``check``: optionally validates a converted document and raises on a problem.
+    - ``name``: the dialect.
+    - ``filename``: the (relative) path, under the bundle's ``tools/``, the document is written
+      to as sorted, indented JSON (listed in the manifest like every bundle file).
+    - ``convert``: ``convert(specs) -> object``: turns the bundle's neutral tool specs (a list of
+      dicts sorted by name: ``name``, ``description``, ``kind``, ``cost``, ``latency_ms``,
+      ``server``, ``output``, ``parameters`` with ``name``, ``type``, ``description``,
+      ``enum``, ``required``, ``datatype``) into the dialect's JSON document.
+    - ``check``: optionally ``check(document) -> Iterable[str]``: problems with a converted
+      document; any problem fails the compile, reported against ``tools/<filename>``.
 
     Example::
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from scn import solver
 
-
 #: Entity e > 1 of task number n takes its values from number n + (e - 1) * STRIDE, so no two
 #: tasks (fewer than STRIDE of them) or entities share a value.
 STRIDE = 1_000_000

@@ -416,7 +416,7 @@ class TaskBuilder:
         given: dict[str, str | None],
         subtasks: list[Subtask],
     ) -> tuple[str, int]:
-        """Read a task's `entities` (a record with `datatype` and `count`; `scn.stages.entities`)."""
+        """Read a task's `entities` (a record: `datatype`, `count`; `scn.stages.entities`)."""
         value = self.one(attrs_, "entities", scope)
         if value is None:
             return ("", 1)
@@ -447,7 +447,9 @@ class TaskBuilder:
         entity, count = entities
         reach = self.reach((), given, goals)
         shared_made = {s.output for s in subtasks if s.entity == 0}
-        per_entity = entity_records.entity_datatypes(self.solver_tools, entity, set(given), shared_made)
+        per_entity = entity_records.entity_datatypes(
+            self.solver_tools, entity, set(given), shared_made
+        )
         n = self._task_index
         made = entity_records.entity_records(
             task_id,

@@ -12,7 +12,6 @@ violation, the null agent none.
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -87,7 +86,9 @@ def _check_task(task: dict[str, Any], kind: Any, context: VerifyContext) -> str 
         if missing:
             problem = f"the path ends without {', '.join(missing)}"
         elif wrong:
-            problem = f"the path reaches {', '.join(wrong)} with a value other than the recorded answer"
+            problem = (
+                f"the path reaches {', '.join(wrong)} with a value other than the recorded answer"
+            )
     if problem is None and kind is not None and kind.check is not None:
         problem = kind.check(task, context)
     return f": ground truth does not replay: {problem}" if problem is not None else None

@@ -21,8 +21,7 @@ MINIMAL_SET_LIMIT = 2000
 def solve_min_cost(problem: Any) -> Any:
     """Solve one task of kind `min_cost` (see `scn.truth.TruthProblem` / `TruthResult`)."""
     from scn import solver
-    from scn.truth import GRAPH_SET_LIMIT, TruthResult, costed, edges_of, solution_graph
-    from scn.truth import with_edges
+    from scn.truth import GRAPH_SET_LIMIT, TruthResult, costed, edges_of, solution_graph, with_edges
 
     key = (tuple(t.name for t in problem.tools), problem.start, problem.goals, problem.prove_bans)
     shape = problem.memo.get(key)

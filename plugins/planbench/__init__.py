@@ -1,1 +1,2 @@
-"""PlanBench-XL (planning over large typed tool sets with noisy and blocker siblings): its plugin modules."""
+"""PlanBench-XL (planning over large typed tool sets, noisy and blocker siblings): its plugin
+modules."""

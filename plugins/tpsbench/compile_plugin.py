@@ -11,7 +11,9 @@ from scn.plugins import hookimpl
 def scn_register_generators(register: Any) -> None:
     from scn.plugins.tpsbench.dag_tasks import dag
 
-    register("dag", dag, doc="one task of dependent subtasks (one tool call each) drawn from the tools")
+    register(
+        "dag", dag, doc="one task of dependent subtasks (one tool call each) drawn from the tools"
+    )
 
 
 @hookimpl

@@ -81,7 +81,7 @@ def dag(
     `asks`: one request phrase per subtask, from the tool's description, for query templates
     that should not name the tools. With `min_depth` > 1, draws are repeated (from the same
     seeded stream) until the longest dependency chain has that many subtasks (or all of them).
-    With `max_tools`, a drawn size above it gives a fan-out task (`scn.plugins.tpsbench.fan_out_tasks`): a template
+    With `max_tools`, a drawn size above it gives a fan-out task (`fan_out_tasks`): a template
     of at most `max_tools` distinct tools, part of it repeated once per entity of one given
     datatype, with an `entities` field (`datatype`, `count`); otherwise `entities` has count 1.
     Returns a one-element list so it can stand in a `for` clause.

@@ -3,7 +3,7 @@
 TPS-Bench's hard tasks hold up to 50 strictly dependent subtasks, yet each must be solvable
 with at most 10 distinct tools, so tools repeat: the same lookups for several cities or tickers
 ("3 cities x 7 aspects + 2 report tasks"). `fan_out` draws a template DAG of distinct tools
-(as `scn.plugins.tpsbench.dag_tasks` does), picks one of its given datatypes as the *entity* (the one most of the
+(as `dag_tasks.dag` does), picks one of its given datatypes as the *entity* (the one most of the
 template depends on), and repeats every template tool that depends on it once per entity; the
 other tools run once and are shared. A repeated subtask depends on its own entity's producers
 and on the shared ones, so the DAG keeps the template's depth while its subtask count grows.
