@@ -24,6 +24,7 @@ from scn.scenario import TaskDef, ToolDef
 
 __all__ = [
     "Edge",
+    "RESERVED_FIELDS",
     "TruthProblem",
     "TruthResult",
     "VerifyContext",
@@ -32,6 +33,12 @@ __all__ = [
     "solution_graph",
     "with_edges",
 ]
+
+#: The `truth` keys of a `tasks.jsonl` line the core writes itself; a kind's record may not use
+#: them (its path, cost and answer go in `TruthResult`'s own fields).
+RESERVED_FIELDS = frozenset(
+    {"kind", "path", "cost", "calls", "answer", "graph", "ban_margin", "reference"}
+)
 
 #: One edge of a ground-truth state graph: (state, tool, next state), states as sorted names.
 Edge = tuple[str, str, str]

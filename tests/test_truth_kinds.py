@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from scn.api import compile_source
-from scn.diagnostics import ScnError, ScnSemanticError, ScnVerifyError
+from scn.diagnostics import ScnError, ScnPluginError, ScnSemanticError, ScnVerifyError
 from scn.plugins import hookimpl
 from scn.plugins.manager import make_plugin_manager
 from scn.plugins.registry import collect_registry
@@ -121,3 +121,21 @@ def test_unreachable_is_a_located_error() -> None:
 
     with pytest.raises(ScnSemanticError, match="Invoice cannot be reached from Order by this kind"):
         _compile(Never())
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"path": ["Lookup"]}, "its record uses path, which the core writes"),
+        ({1: "x"}, "its record must map field names to JSON values"),
+        ({"when": object()}, "cannot be written as JSON"),
+    ],
+)
+def test_a_bad_record_is_a_plugin_error(record: Any, message: str) -> None:
+    class Bad(FirstProducer):
+        def solve(self, problem: TruthProblem) -> TruthResult:
+            good = super().solve(problem)
+            return TruthResult(reachable=True, path=good.path, answer=good.answer, record=record)
+
+    with pytest.raises(ScnPluginError, match=message):
+        _compile(Bad())

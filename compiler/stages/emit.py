@@ -304,9 +304,18 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     files.update(dialect_files(specs, ctx.registry))
     tasks = {t.id: t for t in scenario.tasks}
     shapes = _GraphShapes()
-    files["tasks.jsonl"] = dumps_lines(
-        [task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr)) for tr in solved.truths]
-    )
+    try:
+        files["tasks.jsonl"] = dumps_lines(
+            [
+                task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr))
+                for tr in solved.truths
+            ]
+        )
+    except (TypeError, ValueError) as e:  # a plugin's truth record holds a non-JSON value
+        kinds = ", ".join(sorted({tr.kind for tr in solved.truths if tr.record}))
+        raise ScnPluginError(
+            f"a ground-truth record (kinds: {kinds}) cannot be written as JSON: {e}"
+        ) from e
     files["graphs.jsonl"] = dumps_lines(shapes.lines)
     files["backend.jsonl"] = dumps_lines(
         [{"id": r.id, "values": dict(r.values)} for r in scenario.records]

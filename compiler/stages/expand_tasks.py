@@ -357,7 +357,8 @@ class TaskBuilder:
             if truth_attr and truth_attr[0].values[0].template
             else ("dag" if subtasks else "min_cost")
         )
-        if not goals and truth != "reference":
+        kind = getattr(self.ctx.registry, "truth_kinds", {}).get(truth)
+        if not goals and (kind is None or kind.replays):  # a replayed path must reach something
             raise fail(f"task '{task_id}' has no goal", node.span)
         tools_value = self.one(attrs_, "tools", scope)
         visible = (

@@ -18,7 +18,7 @@ from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnPluginError, ScnSemanticError
 from scn.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
 from scn.stages import feasible
-from scn.truth import TruthProblem, TruthResult
+from scn.truth import RESERVED_FIELDS, TruthProblem, TruthResult
 
 
 def _task_tools(
@@ -111,6 +111,19 @@ class _Solver:
             raise ScnPluginError(
                 f"truth kind '{entry.name}' (plugin '{entry.plugin}') returned "
                 f"{type(result).__name__}, not a scn.truth.TruthResult"
+            )
+        record = result.record
+        if not isinstance(record, Mapping) or not all(isinstance(k, str) for k in record):
+            raise ScnPluginError(
+                f"truth kind '{entry.name}' (plugin '{entry.plugin}'): its record must map "
+                f"field names to JSON values, got {record!r}"
+            )
+        clash = RESERVED_FIELDS.intersection(record)
+        if clash:
+            raise ScnPluginError(
+                f"truth kind '{entry.name}' (plugin '{entry.plugin}'): its record uses "
+                f"{', '.join(sorted(clash))}, which the core writes (give them as "
+                "TruthResult fields)"
             )
         return result
 
