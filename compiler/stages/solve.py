@@ -44,6 +44,7 @@ class _Solver:
         self.bans = _ban_blockers(scenario.blockers)
         self.errors = errors
         self.memos: dict[str, dict[object, Any]] = {}
+        self._visible: dict[tuple[str, ...], tuple[ToolDef, ...]] = {}
         #: (id of a kind's sets tuple, ban count) -> tools to ban to disconnect; the tuples are
         #: kept alive in `_kept` so their ids stay unique.
         self.margins: dict[tuple[int, int], int] = {}
@@ -69,9 +70,12 @@ class _Solver:
             )
             return GroundTruth(task.id, False, kind=task.truth)
         values = self.records.get(task.record, {})
+        tools = self._visible.get(task.tools)
+        if tools is None:  # thousands of tasks share one tool list
+            tools = self._visible[task.tools] = _task_tools(task, self.tools, self.by_name)
         problem = TruthProblem(
             task=task,
-            tools=_task_tools(task, self.tools, self.by_name),
+            tools=tools,
             by_name=self.by_name,
             start=start,
             goals=goals,
