@@ -225,7 +225,7 @@ class TaskBuilder:
             atomic=self.atomic_tools,
             measures={
                 name: entry
-                for name, entry in getattr(self.ctx.registry, "truth_kinds", {}).items()
+                for name, entry in self.ctx.registry.truth_kinds.items()
                 if entry.measure is not None
             },
         )
@@ -357,7 +357,7 @@ class TaskBuilder:
             if truth_attr and truth_attr[0].values[0].template
             else ("dag" if subtasks else "min_cost")
         )
-        kind = getattr(self.ctx.registry, "truth_kinds", {}).get(truth)
+        kind = self.ctx.registry.truth_kinds.get(truth)
         if not goals and (kind is None or kind.replays):  # a replayed path must reach something
             raise fail(f"task '{task_id}' has no goal", node.span)
         tools_value = self.one(attrs_, "tools", scope)

@@ -37,7 +37,7 @@ class _Solver:
     """The state of one solve: the registry's kinds, per-kind memos, the ban proofs' cache."""
 
     def __init__(self, scenario: Scenario, registry: Any, errors: Collector) -> None:
-        self.kinds: Mapping[str, Any] = getattr(registry, "truth_kinds", {})
+        self.kinds: Mapping[str, Any] = registry.truth_kinds
         self.tools = list(scenario.tools)
         self.by_name = scenario.tool_map()
         self.records = {r.id: dict(r.values) for r in scenario.records}

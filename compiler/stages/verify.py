@@ -108,7 +108,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         stubs = load_stubs(folder)
         backend = stubs.Backend.load(folder)
     tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
-    kinds = getattr(ctx.registry, "truth_kinds", {})
+    kinds = ctx.registry.truth_kinds
     context = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
     for task in bundle.jsonl("tasks.jsonl"):
         problem = _check_task(task, kinds.get(task["truth"].get("kind")), context)
