@@ -12,6 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from scn import solver
+from scn.truth import (
+    GRAPH_SET_LIMIT,
+    TruthResult,
+    costed,
+    edges_of,
+    solution_graph,
+    with_edges,
+)
+
 #: How many optimal paths a task records before it says "truncated".
 OPTIMAL_LIMIT = 64
 #: How many inclusion-minimal tool sets the ban-solvability proof looks at.
@@ -20,8 +30,6 @@ MINIMAL_SET_LIMIT = 2000
 
 def solve_min_cost(problem: Any) -> Any:
     """Solve one task of kind `min_cost` (see `scn.truth.TruthProblem` / `TruthResult`)."""
-    from scn import solver
-    from scn.truth import GRAPH_SET_LIMIT, TruthResult, costed, edges_of, solution_graph, with_edges
 
     key = (tuple(t.name for t in problem.tools), problem.start, problem.goals, problem.prove_bans)
     shape = problem.memo.get(key)

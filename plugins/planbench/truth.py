@@ -18,6 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scn import solver
+from scn.plugins.planbench import task_kinds
+from scn.plugins.planbench.catalog import release_catalog
+from scn.truth import TruthProblem, TruthResult, costed, edges_of
+
 #: How many inclusion-minimal tool sets a task records at most.
 MINIMAL_SET_LIMIT = 2000
 
@@ -28,12 +33,8 @@ def _declared(tool: Any) -> tuple[str, int, int]:
     return (span.file, span.line, span.column) if span is not None else ("", 0, 0)
 
 
-def _sets(problem: Any, catalog: bool) -> tuple[frozenset[str], ...]:
+def _sets(problem: TruthProblem, catalog: bool) -> tuple[frozenset[str], ...]:
     """The task's tool sets, computed once per shape (tools, start, goals)."""
-    from scn import solver
-    from scn.plugins.planbench.catalog import release_catalog
-    from scn.truth import costed
-
     key = (tuple(t.name for t in problem.tools), problem.start, problem.goals)
     found = problem.memo.get(key)
     if found is None:
@@ -48,11 +49,7 @@ def _sets(problem: Any, catalog: bool) -> tuple[frozenset[str], ...]:
     return found
 
 
-def _solve(problem: Any, catalog: bool) -> Any:
-    from scn import solver
-    from scn.plugins.planbench import task_kinds
-    from scn.truth import TruthResult, costed, edges_of
-
+def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     sets = _sets(problem, catalog)
     if not sets:
         return problem.unreachable()
@@ -90,12 +87,12 @@ def _solve(problem: Any, catalog: bool) -> Any:
     )
 
 
-def solve_minimal_sets(problem: Any) -> Any:
+def solve_minimal_sets(problem: TruthProblem) -> TruthResult:
     """Solve one task of kind `minimal_sets`: every inclusion-minimal tool set."""
     return _solve(problem, catalog=False)
 
 
-def solve_catalog(problem: Any) -> Any:
+def solve_catalog(problem: TruthProblem) -> TruthResult:
     """Solve one task of kind `catalog`: the sets the release's catalogue rule lists."""
     return _solve(problem, catalog=True)
 
@@ -105,9 +102,6 @@ def measure_catalog(
 ) -> tuple[int | None, str | None]:
     """Return the smallest catalogued set's size for (start, target) over the atomic tools,
     sets below `min_length` left out (the release's L*), and a two-input pair's task kind."""
-    from scn.plugins.planbench import task_kinds
-    from scn.plugins.planbench.catalog import release_catalog
-
     sets = release_catalog(ctx.atomic, start, [target], min_length)
     if not sets:
         return None, None

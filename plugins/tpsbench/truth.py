@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from scn import solver
+from scn.truth import TruthProblem, TruthResult, VerifyContext, edges_of
 
-def solve_dag(problem: Any) -> Any:
+
+def solve_dag(problem: TruthProblem) -> TruthResult:
     """Solve one task of kind `dag` from its subtasks (see `scn.truth.TruthProblem`)."""
-    from scn import solver
-    from scn.truth import TruthResult, edges_of
-
     task, by_name = problem.task, problem.by_name
     nodes = [s.id for s in task.subtasks]
     by_tool = {s.tool: s.id for s in task.subtasks}
@@ -63,7 +63,7 @@ def solve_dag(problem: Any) -> Any:
     )
 
 
-def check_fan_out(task: dict[str, Any], bundle: Any) -> str | None:
+def check_fan_out(task: dict[str, Any], bundle: VerifyContext) -> str | None:
     """Check a task repeated over entities subtask by subtask: each argument is a given value
     or the value one of its dependencies returns, and its stub returns the recorded value."""
     if "entities" not in task:
