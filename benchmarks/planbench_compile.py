@@ -9,7 +9,7 @@ in a fresh process per run, as `scn compile` does, and prints the fastest and me
 the time of each stage and the bundle size. **Target: under 10 s.**
 
 Part 2 shows how the ground truth grows with the task's path length L* (the release's `steps`):
-per group of tasks, the release-rule catalogue (`task_kinds.release_catalog`, what the bundle
+per group of tasks, the release-rule catalogue (`catalog.release_catalog`, what the bundle
 ships) and the exact inclusion-minimal sets (`solver.minimal_tool_sets` over the 143 atomic
 tools) bounded at L* + k tools, with their counts and times. Sets bigger than the bound are not
 enumerated; the exact family is where it stops scaling.
@@ -49,9 +49,10 @@ def part_compile(runs: int) -> None:
 
 
 def part_growth(budget_s: float) -> None:
-    from scn import solver, task_kinds
+    from scn import solver
     from scn.api import compile_source
     from scn.context import CompileContext
+    from scn.plugins.planbench import catalog
     from scn.plugins.registry import load_registry
     from scn.source import SourceFile
 
@@ -67,7 +68,7 @@ def part_growth(budget_s: float) -> None:
     groups: dict[int, list] = defaultdict(list)
     for task in scenario.tasks:
         start = [d for d, _ in task.given]
-        sets = task_kinds.release_catalog(atomic, start, task.goals)
+        sets = catalog.release_catalog(atomic, start, task.goals)
         if sets:
             groups[len(sets[0])].append((task, start))
     print("\n== 2. path catalogue by L* (per task: mean sets, mean ms) ==")
@@ -78,7 +79,7 @@ def part_growth(budget_s: float) -> None:
     for steps in sorted(groups):
         tasks = groups[steps]
         t = time.perf_counter()
-        n = sum(len(task_kinds.release_catalog(atomic, s, task.goals)) for task, s in tasks)
+        n = sum(len(catalog.release_catalog(atomic, s, task.goals)) for task, s in tasks)
         row = f"{steps:>3} {len(tasks):>5} {n / len(tasks):>12.1f} "
         row += f"{(time.perf_counter() - t) / len(tasks) * 1000:>7.2f}"
         for k in range(4):

@@ -42,9 +42,9 @@ if str(ROOT) not in sys.path:
 
 from scn.api import compile_target  # noqa: E402
 from scn.emit.bundle import write_bundle  # noqa: E402
+from scn.plugins.planbench.retriever import for_bundle, read_request  # noqa: E402
 from scn.runtime.bundle import LoadedBundle  # noqa: E402
 from scn.runtime.env import Env  # noqa: E402
-from scn.plugins.planbench.retriever import for_bundle, read_request  # noqa: E402
 
 TARGET_US = 1000.0
 PP = "path_preserving"

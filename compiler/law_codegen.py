@@ -1,6 +1,6 @@
 """Numeric laws as single Python functions: the fast path of a cost or latency draw.
 
-A compile draws a law once per (task, tool): 326,000 times for CostBench's length-8 bundle. The
+A compile draws a law once per (task, tool): 326,000 times for the built-in travel domain's length-8 bundle. The
 closures of `laws.compile_expr` cost a Python call per node of the expression, so a composite
 cost (`sum(parts) + normal(0, sigma * sqrt(k))`) took about 9 microseconds before its seed was
 even hashed. Here a law made only of numbers, numeric parameters, `parts`, `k`, the built-in

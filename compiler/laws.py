@@ -1,7 +1,7 @@
 """Cost and latency laws: seeded draws, composite sums, clamps and rounding.
 
-CostBench (appendix B.6.1) derives every tool's random seed by SHA-256 from (global seed, query,
-tool name); a `seed` rule in `.scn` says which of those facts enter the hash, so a cost can be
+A benchmark may derive every tool's random seed by SHA-256 from (global seed, query, tool name);
+a `seed` rule in `.scn` says which of those facts enter the hash, so a cost can be
 global, per task, or per anything else the rule names. The same function is used at compile time
 and by the runtime's cost-change blocker, so the two can never disagree.
 """
@@ -51,7 +51,7 @@ class StreamRandom(random.Random):
 
     Why not `random.Random(seed)`: seeding the Mersenne Twister costs about 5 microseconds, more
     than the draw it serves, and a compile seeds one generator per (task, tool): 326,000 times
-    for CostBench's length-8 bundle. The key is a SHA-256 digest (`derive_digest`), so its own
+    for the built-in travel domain's length-8 bundle. The key is a SHA-256 digest (`derive_digest`), so its own
     32 bytes are the first four 64-bit blocks of the stream (a uniform or a normal draw needs no
     further hashing); block i > 4 is BLAKE2b(key, i). Every `Random` method works: the
     distributions read `random()`, and `randrange`, `choice`, `shuffle` and `sample` read
@@ -230,7 +230,7 @@ def ops_to_data(law: m.Law, env: Env) -> tuple[LawOpDef, ...]:
 
 
 def apply_ops(value: float, ops: Sequence[LawOpDef]) -> float:
-    """Apply clamps and rounding in the order written (CostBench: max(1.00, round(x, 2)))."""
+    """Apply clamps and rounding in the order written (e.g. max(1.00, round(x, 2)))."""
     for op in ops:
         if op.op == "round":
             value = round(value, op.digits or 0)

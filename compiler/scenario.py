@@ -139,24 +139,24 @@ class ConstraintDef:
     scope: str = "final"
     params: tuple[tuple[str, str, Any], ...] = ()
     message: str = ""
-    #: Constraints that must pass before this one is judged (TravelPlanner: hard constraints
-    #: are judged only on complete plans within the sandbox).
+    #: Constraints that must pass before this one is judged (e.g. hard constraints judged only
+    #: on complete plans that keep the commonsense ones).
     gated_on: tuple[str, ...] = ()
-    #: Task structures a generator may attach the constraint to (CCTU's case shapes); empty: all.
+    #: Task structures a generator may attach the constraint to (case shapes); empty: all.
     structures: tuple[str, ...] = ()
     span: Span | None = _span()
 
 
 @frozen
 class Subtask:
-    """One call of a task made of dependent subtasks (TPS-Bench shape)."""
+    """One call of a task made of dependent subtasks."""
 
     id: str
     tool: str
     output: str
     #: Subtask ids (or, when every tool is used once, tool names) that must come first.
     depends_on: tuple[str, ...] = ()
-    #: Fan-out tasks (`scn.fanout`): the entity (1..count) this call serves, 0 if shared;
+    #: Tasks repeated over entities: the entity (1..count) this call serves, 0 if shared;
     #: the argument values it must be sent and the value it must return.
     entity: int = 0
     args: tuple[tuple[str, str], ...] = ()
@@ -165,8 +165,8 @@ class Subtask:
 
 @frozen
 class TaskConstraint:
-    """One constraint a task carries (CCTU draws them per case): a declared constraint with the
-    task's parameter values, and its wording rendered from the declaration's message."""
+    """One constraint a task carries (a generator may draw them per task): a declared constraint
+    with the task's parameter values, and its wording rendered from the declaration's message."""
 
     name: str
     kind: str
@@ -246,30 +246,32 @@ class Scenario:
 
 @frozen
 class GroundTruth:
-    """What `solve` proves about one task."""
+    """What `solve` proves about one task: the generic facts every kind gives, and the kind's
+    own record (`scn.truth.TruthResult.record`), written into `tasks.jsonl` as it is."""
 
     task: str
     reachable: bool
+    #: The registered truth kind that solved the task (the `truth` of its `tasks` block).
+    kind: str = ""
     path: tuple[str, ...] = ()
     cost: float | None = None
     calls: int | None = None
-    optimal: tuple[tuple[str, ...], ...] = ()
-    optimal_truncated: bool = False
-    minimal_sets: tuple[tuple[str, ...], ...] = ()
-    shortest: int | None = None
-    layers: tuple[tuple[str, ...], ...] = ()
-    critical_path: tuple[str, ...] = ()
-    critical_latency_ms: float | None = None
-    ban_margin: int | None = None
     answer: tuple[tuple[str, str], ...] = ()
     edges: tuple[tuple[str, str, str], ...] = ()
+    #: How many tools must be banned to disconnect the task (a solvable `ban` blocker's proof).
+    ban_margin: int | None = None
+    #: The kind's own fields, as (name, JSON value) pairs in the order the kind gave them.
+    record: tuple[tuple[str, Any], ...] = ()
     #: For a task with constraints: its reference trajectory (actions, the final answer last),
     #: proved at compile time to break none of them.
     reference: tuple[Any, ...] = field(default=(), eq=False)
-    #: Two-input tasks with tool sets: which inputs the sets read and the task kind
-    #: (`scn.task_kinds`); None otherwise.
-    input_use: str | None = None
-    task_kind: str | None = None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """Return the kind's record field `name` (`default` when the kind has none)."""
+        for key, value in self.record:
+            if key == name:
+                return value
+        return default
 
 
 @frozen

@@ -143,6 +143,22 @@ class RegisterAgent(Protocol):
     def __call__(self, name: str, factory: Callable[..., object], *, doc: str = "") -> None: ...
 
 
+class RegisterTruthKind(Protocol):
+    """Signature of the `register` callback of `scn_register_truth_kinds`."""
+
+    def __call__(
+        self,
+        name: str,
+        solve: Callable[..., object],
+        *,
+        check: Callable[..., object] | None = None,
+        replays: bool = True,
+        measure: Callable[..., object] | None = None,
+        labels: Sequence[str] = (),
+        doc: str = "",
+    ) -> None: ...
+
+
 class RegisterMetricFamily(Protocol):
     """Signature of the `register` callback of `scn_register_metric_families`."""
 
@@ -435,16 +451,21 @@ def scn_register_emitters(register: RegisterEmitter) -> None:
 
     Call ``register(name, emit, *, doc="")`` once per emitter.
 
-    - ``name``: identifies the emitter (``scn build --emit NAME``, error messages).
-    - ``emit``: ``emit(bundle) -> Mapping[str, bytes]`` maps a relative file path inside the
-      bundle to that file's content. It must not write files itself and must be deterministic.
+    - ``name``: identifies the emitter in error messages and ``scn plugins``.
+    - ``emit``: ``emit(solved) -> Mapping[str, bytes]``, called by the emit stage with the solved
+      scenario (``scn.scenario.Solved``: ``solved.scenario`` and ``solved.truths``); maps a
+      relative file path inside the bundle to that file's content. The files are written into
+      the bundle and listed in its manifest with their SHA-256; a path the compiler writes
+      itself (or ``manifest.json``) is an error. It must not write files itself and must be
+      deterministic.
     - ``doc``: a short description.
 
     Example::
 
         @hookimpl
         def scn_register_emitters(register):
-            register("task-count", lambda bundle: {"COUNT": b"%d\\n" % len(bundle.tasks)})
+            register("task-count",
+                     lambda solved: {"COUNT": b"%d\\n" % len(solved.scenario.tasks)})
     """
 
 
@@ -454,10 +475,15 @@ def scn_register_dialects(register: RegisterDialect) -> None:
 
     Call ``register(name, filename, convert, *, check=None)`` once per dialect.
 
-    - ``name``: the dialect, as in ``scn export --dialect NAME``.
-    - ``filename``: the (relative) name of the file the converted bundle is written to.
-    - ``convert``: turns a compiled bundle into the dialect's document.
-    - ``check``: optionally validates a converted document and raises on a problem.
+    - ``name``: the dialect.
+    - ``filename``: the (relative) path, under the bundle's ``tools/``, the document is written
+      to as sorted, indented JSON (listed in the manifest like every bundle file).
+    - ``convert``: ``convert(specs) -> object``: turns the bundle's neutral tool specs (a list of
+      dicts sorted by name: ``name``, ``description``, ``kind``, ``cost``, ``latency_ms``,
+      ``server``, ``output``, ``parameters`` with ``name``, ``type``, ``description``,
+      ``enum``, ``required``, ``datatype``) into the dialect's JSON document.
+    - ``check``: optionally ``check(document) -> Iterable[str]``: problems with a converted
+      document; any problem fails the compile, reported against ``tools/<filename>``.
 
     Example::
 
@@ -541,6 +567,50 @@ def scn_register_metric_families(register: RegisterMetricFamily) -> None:
     """
 
 
+@hookspec
+def scn_register_truth_kinds(register: RegisterTruthKind) -> None:
+    """Register ground-truth kinds: the solvers a ``tasks`` block names with ``truth NAME``.
+
+    Call ``register(name, solve, *, check=None, replays=True, measure=None, labels=(), doc="")``
+    once per kind.
+
+    - ``name``: the kind, as written after ``truth`` in a ``tasks`` block.
+    - ``solve``: ``solve(problem: scn.truth.TruthProblem) -> scn.truth.TruthResult``, called
+      once per task of that kind by the solve stage. ``problem`` holds the task (``TaskDef``),
+      the trusted tools it sees, every tool by name, the given datatypes (``start``), the
+      ``goals``, the gold ``answer`` (goal -> value from the task's record), ``prove_bans`` (a
+      ``ban`` blocker promises solvability: return ``sets``), a ``memo`` dict shared by the
+      tasks of this kind in one compile (for work that depends only on a task's shape) and
+      ``errors`` (call ``problem.error(message)`` for a located error). The result says whether
+      the task is ``reachable`` and gives the generic facts the core uses: ``path`` (the tool
+      calls verify replays through the emitted stubs), ``cost``, ``calls``, ``answer``,
+      ``edges`` (the ground-truth graph drawn by ``scn graph``), ``sets`` (tool sets that each
+      solve the task, for the ban-solvability proof) and ``record``: the kind's own fields,
+      JSON values written into the task's ``truth`` in ``tasks.jsonl``.
+    - ``check``: ``check(task: dict, bundle: scn.truth.VerifyContext) -> str | None``, an extra
+      verify-stage check of one ``tasks.jsonl`` line (return a problem, or None). It runs after
+      the path replays (or alone, with ``replays=False``).
+    - ``replays``: whether verify replays ``truth.path`` through the stubs and requires the goals
+      and answer at its end (False for a truth judged otherwise, such as a reference answer).
+    - ``measure``: ``measure(ctx, start: tuple[str, ...], target: str, min_length: int) ->
+      tuple[int | None, str | None]``, optional: the solution length of an (inputs, target) pair
+      under this kind's rule and a label for it, used by the ``reachable`` generator with
+      ``length="<name>"`` (``kinds=[...]`` keeps pairs with those labels).
+    - ``labels``: every label ``measure`` may give, so ``kinds=[...]`` can be checked.
+    - ``doc``: a short description.
+
+    Example::
+
+        @hookimpl
+        def scn_register_truth_kinds(register):
+            def solve(problem):
+                path = tuple(t.name for t in problem.tools if t.outputs & problem.goals)[:1]
+                return TruthResult(reachable=bool(path), path=path, calls=len(path),
+                                   answer=problem.answer, record={"first": list(path)})
+            register("first_producer", solve, doc="one call of the first producer of the goal")
+    """
+
+
 #: Every hook name in this module, in documentation order.
 HOOK_NAMES: tuple[str, ...] = (
     "scn_register_domains",
@@ -554,4 +624,5 @@ HOOK_NAMES: tuple[str, ...] = (
     "scn_register_metric_families",
     "scn_register_protocols",
     "scn_register_success_rules",
+    "scn_register_truth_kinds",
 )

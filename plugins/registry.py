@@ -185,6 +185,26 @@ class AgentEntry:
 
 
 @frozen(kw_only=True)
+class TruthKindEntry:
+    """A ground-truth kind: `solve(problem) -> TruthResult`, with its optional verify `check`,
+    whether verify replays its path, and its optional `measure` for the `reachable` generator."""
+
+    name: str
+    solve: Callable[..., Any]
+    check: Callable[..., Any] | None = None
+    replays: bool = True
+    measure: Callable[..., Any] | None = None
+    labels: tuple[str, ...] = ()
+    doc: str = ""
+    plugin: str
+
+
+# -- the registry -----------------------------------------------------------------------------
+
+_E = TypeVar("_E")
+
+
+@frozen(kw_only=True)
 class MetricFamilyEntry:
     """A metric family: `score(records) -> {metric: number | None}` over one agent's episodes on
     one bundle, with optional report figures, task facts and report breakdown metrics."""
@@ -238,6 +258,7 @@ class Registry:
     metric_families: Mapping[str, MetricFamilyEntry] = _table()
     protocols: Mapping[str, ProtocolEntry] = _table()
     success_rules: Mapping[str, SuccessRuleEntry] = _table()
+    truth_kinds: Mapping[str, TruthKindEntry] = _table()
 
 
 #: Each registry hook, the `Registry` field it fills and how messages call one entry.
@@ -253,6 +274,7 @@ KINDS: tuple[_Kind, ...] = (
     _Kind("scn_register_metric_families", "metric_families", "metric family"),
     _Kind("scn_register_protocols", "protocols", "protocol"),
     _Kind("scn_register_success_rules", "success_rules", "success rule"),
+    _Kind("scn_register_truth_kinds", "truth_kinds", "truth kind"),
 )
 assert tuple(k.hook for k in KINDS) == HOOK_NAMES
 
@@ -619,6 +641,55 @@ def _success_rule_register(s: _Session) -> Callable[..., None]:
     return register
 
 
+def _truth_kind_register(s: _Session) -> Callable[..., None]:
+    def register(
+        name: str,
+        solve: Callable[..., Any],
+        *,
+        check: Callable[..., Any] | None = None,
+        replays: bool = True,
+        measure: Callable[..., Any] | None = None,
+        labels: Sequence[str] = (),
+        doc: str = "",
+    ) -> None:
+        name = s.begin(name)
+        if not isinstance(replays, bool):
+            raise s.fail(name, f"replays must be True or False, got {replays!r}")
+        if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+            raise s.fail(name, f"labels must be a sequence of strings, got {labels!r}")
+        if not all(isinstance(label, str) and label for label in labels):
+            raise s.fail(name, f"labels must be non-empty strings, got {tuple(labels)!r}")
+        if labels and measure is None:
+            raise s.fail(name, "labels are given without a measure that gives them")
+        s.add(
+            TruthKindEntry(
+                name=name,
+                solve=s.function(name, "solve", solve),
+                check=s.function(name, "check", check, optional=True),
+                replays=replays,
+                measure=s.function(name, "measure", measure, optional=True),
+                labels=tuple(labels),
+                doc=s.text(name, "doc", doc),
+                plugin=s.plugin_name,
+            )
+        )
+
+    return register
+
+
+_REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
+    "scn_register_domains": _domain_register,
+    "scn_register_cost_laws": _cost_law_register,
+    "scn_register_validator_kinds": _validator_kind_register,
+    "scn_register_blocker_effects": _blocker_effect_register,
+    "scn_register_generators": _generator_register,
+    "scn_register_emitters": _emitter_register,
+    "scn_register_dialects": _dialect_register,
+    "scn_register_agents": _agent_register,
+    "scn_register_truth_kinds": _truth_kind_register,
+}
+
+
 _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_domains": _domain_register,
     "scn_register_cost_laws": _cost_law_register,
@@ -631,6 +702,7 @@ _REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_metric_families": _metric_family_register,
     "scn_register_protocols": _protocol_register,
     "scn_register_success_rules": _success_rule_register,
+    "scn_register_truth_kinds": _truth_kind_register,
 }
 
 

@@ -518,8 +518,8 @@ def _response_constraints() -> Any:
 def test_a_composed_answer_keeps_every_response_constraint_the_generator_draws(
     values: list[str], drawn: tuple[Any, Any, Any]
 ) -> None:
-    from scn.runtime import constraints as cons
     from scn.plugins.cctu.answer import compose_answer
+    from scn.runtime import constraints as cons
 
     fmt, content, length = drawn
     records = []

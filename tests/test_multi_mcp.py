@@ -458,8 +458,8 @@ def test_the_oracle_replans_around_a_swapped_tool_and_completes(
 
 
 def test_a_listed_sibling_misleads_and_its_baseline_is_refused(full: LoadedBundle) -> None:
-    from scn.runtime.env import Env
     from scn.plugins.tpsbench.fan_out import expected, pending
+    from scn.runtime.env import Env
 
     for task_id in sorted(full.tasks):
         env = Env(full, task_id, max_steps=200, blocker="swap_tool", blocks=3)

@@ -20,7 +20,7 @@ What was measured:
   refund_id -> refund_amount: the release dropped the sets shorter than its L* >= 5 filter
   instead of the task.
 * The release's catalogue keeps only some minimal sets. `truth catalog`
-  (`scn.solver.catalog_tool_sets`: Algorithm 1 depth-first, memoised on the goal set, a goal
+  (`scn.plugins.planbench.catalog.catalog_tool_sets`: Algorithm 1 depth-first, memoised on the goal set, a goal
   set met again while being solved yields nothing and that is memoised too, producers in file
   order, no tool with more than 3 inputs, no depth cap, sets below 5 tools dropped) gives
   exactly the released catalogue in all 327 tasks. The earlier reading (every lookup, depth
@@ -28,7 +28,7 @@ What was measured:
   sets the release lacks, and the depth cap that hid most of them also cut the release's
   13-tool sets (tasks 0010, 0110, 0125, 0235).
 * The release's two labels of a two-input task follow from its catalogue by the rules in
-  `scn.task_kinds` in all 227 tasks, and so from our `truth catalog` sets.
+  `scn.plugins.planbench.task_kinds` in all 227 tasks, and so from our `truth catalog` sets.
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ from pathlib import Path
 import pytest
 from conftest import fast
 
-from scn import solver, task_kinds
+from scn import solver
 from scn.api import compile_source
 from scn.context import CompileContext
+from scn.plugins.planbench import catalog, task_kinds
 from scn.plugins.registry import load_registry
 from scn.source import SourceFile
 
@@ -331,10 +332,10 @@ def test_catalog_truth_reproduces_the_release(release, solved) -> None:
         }
         ours = {
             frozenset(_key(by_name[n].inputs, by_name[n].outputs[0]) for n in s)
-            for s in truth.minimal_sets
+            for s in truth.get("minimal_sets")
         }
-        same_steps += truth.shortest == task["steps"]
-        assert all(by_name[n].kind == "atomic" for s in truth.minimal_sets for n in s)
+        same_steps += truth.get("shortest") == task["steps"]
+        assert all(by_name[n].kind == "atomic" for s in truth.get("minimal_sets") for n in s)
         if ours != theirs:
             mismatches.add(truth.task)
     assert len(solved.truths) == len(released) == 327
@@ -344,7 +345,7 @@ def test_catalog_truth_reproduces_the_release(release, solved) -> None:
 
 def test_two_input_kinds_follow_the_catalogue(release, solved) -> None:
     """The release's two labels of each two-input task (`two_input_usefulness_type`,
-    `task_type`) are what `scn.task_kinds` derives from its catalogue: checked on the
+    `task_type`) are what `scn.plugins.planbench.task_kinds` derives from its catalogue: checked on the
     release's own sets (all 227) and on ours (`truth catalog`)."""
     sig = release["sig"]
     inputs_of = {n: s[0] for n, s in sig.items()}
@@ -365,7 +366,7 @@ def test_two_input_kinds_follow_the_catalogue(release, solved) -> None:
         assert (use, kind) == (task["two_input_usefulness_type"], task["task_type"])
         theirs_ok += 1
         ours = truths[task["task_id"]]
-        ours_ok += (ours.input_use, ours.task_kind) == (use, kind)
+        ours_ok += (ours.get("input_use"), ours.get("task_kind")) == (use, kind)
     assert theirs_ok == 227
     assert ours_ok == 227 - sum(_two_input(release, t) for t in CATALOG_MISMATCHES)
 
@@ -380,17 +381,17 @@ def test_catalog_uses_no_lookup_with_more_than_three_inputs(release, lookups) ->
     them our rule would list sets the release lacks."""
     sig = release["sig"]
     used = {sig[n] for sets in release["catalog"].values() for e in sets for n in e["tool_set"]}
-    assert max(len(ins) for ins, _ in used) <= task_kinds.CATALOG_MAX_INPUTS
-    wide = [t for t in lookups if len(t.inputs) > task_kinds.CATALOG_MAX_INPUTS]
+    assert max(len(ins) for ins, _ in used) <= catalog.CATALOG_MAX_INPUTS
+    wide = [t for t in lookups if len(t.inputs) > catalog.CATALOG_MAX_INPUTS]
     assert len(wide) == 4
     task = next(t for t in release["tasks"] if t["task_id"] == "retail_task_0151")
     start, goal = _fix(task["input_datatypes"]), task["target_datatype"]
-    with_wide = solver.catalog_tool_sets(lookups, start, [goal], max_depth=None, min_size=5)
+    with_wide = catalog.catalog_tool_sets(lookups, start, [goal], max_depth=None, min_size=5)
     assert any(set(s) & {t.name for t in wide} for s in with_wide)
     theirs = {
         frozenset(_key(*sig[n]) for n in e["tool_set"]) for e in release["catalog"][task["task_id"]]
     }
-    assert set(task_kinds.release_catalog(lookups, start, [goal])) == theirs
+    assert set(catalog.release_catalog(lookups, start, [goal])) == theirs
     assert set(with_wide) != theirs
 
 

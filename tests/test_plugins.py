@@ -871,3 +871,43 @@ def test_installed_fixture_distribution_adds_its_domain(clean_env, installed_fix
     finally:
         for name in [m for m in sys.modules if m.split(".")[0] == "scn_demo_domain"]:
             del sys.modules[name]
+
+
+def test_hook_scn_register_truth_kinds(clean_env):
+    def solve(problem: object) -> object:
+        return None
+
+    def measure(ctx: object, start: object, target: object, min_length: object) -> object:
+        return None, None
+
+    registry = collect(
+        t=registering(
+            "scn_register_truth_kinds",
+            call("first", solve, doc="x"),
+            call("judged", solve, check=callable, replays=False),
+            call("sized", solve, measure=measure, labels=("a", "b")),
+        )
+    )
+    entry = registry.truth_kinds["first"]
+    assert (entry.solve, entry.check, entry.replays, entry.doc, entry.plugin) == (
+        solve,
+        None,
+        True,
+        "x",
+        "t",
+    )
+    assert registry.truth_kinds["judged"].check is callable
+    assert not registry.truth_kinds["judged"].replays
+    assert registry.truth_kinds["sized"].labels == ("a", "b")
+    bad = {
+        "solve": (call("x", "solve"), "solve must be callable"),
+        "check": (call("x", solve, check=1), "check must be callable"),
+        "replays": (call("x", solve, replays="no"), "replays must be True or False"),
+        "labels": (call("x", solve, measure=measure, labels="ab"), "labels must be a sequence"),
+        "orphan": (call("x", solve, labels=("a",)), "without a measure"),
+    }
+    for label, (args, expected) in bad.items():
+        with pytest.raises(ScnPluginError) as excinfo:
+            collect(p=registering("scn_register_truth_kinds", args))
+        (message,) = messages(excinfo)
+        assert "in scn_register_truth_kinds: " in message and expected in message, label

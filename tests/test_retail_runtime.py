@@ -24,13 +24,13 @@ from scn.api import compile_target
 from scn.cli import main
 from scn.emit.bundle import write_bundle
 from scn.plugins.planbench import metrics as planbench
-from scn.regenerate import ROOT
 from scn.plugins.planbench import path_blocking
+from scn.plugins.planbench.retrieval import missing_message
+from scn.plugins.planbench.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
+from scn.regenerate import ROOT
 from scn.runtime.agents import OracleAgent
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
-from scn.plugins.planbench.retrieval import missing_message
-from scn.plugins.planbench.retriever import CAP, NOTES, Request, Retriever, for_bundle, read_request
 from scn.runtime.run import episode
 from scn.scoring import families
 

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_solver import brute_minimal_sets, tool_graphs
 
-from scn import solver, task_kinds
+from scn import solver
 from scn.api import compile_source
 from scn.context import CompileContext
 from scn.diagnostics import ScnError
+from scn.plugins.planbench import catalog
 from scn.plugins.registry import load_registry
 from scn.source import SourceFile
 
@@ -132,11 +133,11 @@ def test_catalog_sets_are_minimal_sets(graph) -> None:
     tools, _, start, goals = graph
     tools = [t for t in tools if len(t.outputs) == 1]  # the release's tools have one output
     exact = set(brute_minimal_sets(tools, start, goals))
-    raw = solver.catalog_tool_sets(tools, start, goals, max_depth=100)
+    raw = catalog.catalog_tool_sets(tools, start, goals, max_depth=100)
     by_name = {t.name: t for t in tools}
     assert all(goals <= solver.reachable([by_name[n] for n in s], start) for s in raw)
     assert bool(raw) <= bool(exact)
-    assert set(task_kinds.release_catalog(tools, start, goals, min_size=0)) <= exact
+    assert set(catalog.release_catalog(tools, start, goals, min_size=0)) <= exact
 
 
 def test_oracle_plays_the_bundle(tmp_path: Path) -> None:
@@ -159,7 +160,7 @@ def test_oracle_plays_the_bundle(tmp_path: Path) -> None:
         assert frozenset(outcome["path"]) in sets, task_id
 
 
-def test_reachable_labels_and_filters_two_input_kinds() -> None:
+def test_reachable_labels_and_filters_two_input_kinds(registry) -> None:
     """`reachable(length="catalog", kinds=...)`: a pair whose only route reads both inputs is
     `both_inputs_required` (the paper's filter keeps it); one whose target one input reaches
     alone, with the other useless, is `single_input_redundant`."""
@@ -169,7 +170,10 @@ def test_reachable_labels_and_filters_two_input_kinds() -> None:
     tools = [solver.Tool("t0", ["a", "b"], ["m1"]), solver.Tool("u0", ["c"], ["m1"])]
     tools += [solver.Tool(f"t{i + 1}", [i_], [o]) for i, (i_, o) in enumerate(chain)]
     ctx = builtins.GeneratorContext(0, tuple(tools), ("a", "b", "c", "m1", "m2", "m3", "m4", "y"))
-    ctx = builtins.GeneratorContext(0, ctx.tools, ctx.datatypes, atomic=ctx.tools)
+    measures = {"catalog": registry.truth_kinds["catalog"]}  # the planbench plugin's measure
+    ctx = builtins.GeneratorContext(
+        0, ctx.tools, ctx.datatypes, atomic=ctx.tools, measures=measures
+    )
 
     def pairs(**kw):
         found = builtins.reachable(ctx, inputs=2, min_length=5, length="catalog", **kw)

@@ -15,11 +15,11 @@ import pytest
 
 from scn.api import compile_target
 from scn.emit.bundle import write_bundle
+from scn.plugins.planbench.retrieval import missing_message
+from scn.plugins.planbench.retriever import CAP, Request, for_bundle
 from scn.runtime.agents import NullAgent, OracleAgent
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
-from scn.plugins.planbench.retrieval import missing_message
-from scn.plugins.planbench.retriever import CAP, Request, for_bundle
 from scn.runtime.run import read_trajectories, run
 from scn.scoring import families
 

@@ -1,14 +1,15 @@
 """A third party's plugin adds behaviour through every hook, and each one acts end to end.
 
 `tests/fixtures/everything_plugin` is a real distribution (`scn-everything`, depending on
-`scn-compiler`) with one plugin registering a domain, a cost law, a constraint kind with its check,
-a blocker effect, an answer protocol, a success rule, a metric family with a figure, an agent, an
-emitter, a dialect and a generator. The test pip-installs it into a fresh folder and drives the
-real `scn` command with only that plugin loaded (`SCN_LOAD_PLUGINS=everything`: none of scn's own
-plugins, CostBench's included), so everything the episode does comes from the hooks:
+`scn-compiler`) with one plugin registering a domain, a cost law, a constraint kind with its
+check, a blocker effect, an answer protocol, a success rule, a metric family with a figure, an
+agent, an emitter, a dialect, a generator and a ground-truth kind. The test pip-installs it into a
+fresh folder and drives the real `scn` command with only that plugin loaded
+(`SCN_LOAD_PLUGINS=everything`: none of scn's own plugins, CostBench's included), so everything
+the episode does comes from the hooks:
 
-- compile: the generator makes the tasks, the law prices them, the emitter's and the dialect's
-  files are in the bundle and its manifest;
+- compile: the generator makes the tasks, the law prices them, the truth kind solves them, and
+  the emitter's and the dialect's files are in the bundle and its manifest;
 - run: the protocol accepts a `note` action, the check rejects the forbidden call (recorded as a
   violation with its feedback), the success rule decides, the effect reprices the episode;
 - score and report: the family's metric and its figure.
@@ -95,6 +96,7 @@ def test_the_plugin_is_listed_with_every_hook(site: Path, tmp_path: Path) -> Non
         "scn_register_metric_families": ["shop_metrics"],
         "scn_register_protocols": ["shop_protocol"],
         "scn_register_success_rules": ["shop_success"],
+        "scn_register_truth_kinds": ["safe_path"],
         "scn_register_validator_kinds": ["forbid_tool"],
     }
 
@@ -105,7 +107,9 @@ def test_compile_uses_the_generator_law_emitter_and_dialect(played: Path) -> Non
     assert [t["given"]["user_id"] for t in tasks] == ["usr_1", "usr_2"]  # shop_numbers(2)
     for task in tasks:  # triangle(2, 4) round 2 prices the lookups; GuessStatus costs 50
         assert all(2 <= task["costs"][t] <= 4 for t in ("GetOrder", "GetStatus"))
-        assert task["truth"]["path"] == ["GetOrder", "GetStatus"]
+        truth = task["truth"]  # the plugin's truth kind: its path and its own record
+        assert truth["kind"] == "safe_path" and truth["avoided"] == ["GuessStatus"]
+        assert truth["path"] == ["GetOrder", "GetStatus"]
     assert (out / "RECEIPT.txt").read_text() == "2 tasks\n"
     plain = json.loads((out / "tools" / "plain.json").read_text())
     assert [line.split(":")[0] for line in plain] == ["GetOrder", "GetStatus", "GuessStatus"]

@@ -2,7 +2,7 @@
 
 A bundle stores each distinct graph once (`graphs.jsonl`, one *shape* a line) and each task
 names its shape in `truth.graph`. Why: a graph depends on the task's tools, start and goals,
-not on its prices or its wording, so CostBench's 9,312 tasks have six graphs between them;
+not on its prices or its wording, so the travel domain's 9,312 tasks have six graphs between them;
 storing one per task made the length-8 bundle 570 MB. A task's own picture (its optimal path
 drawn bold, its prices on the edges) is put together from the shape and the task on demand,
 by `task_graph` and `graph_dot` (`scn graph`).

@@ -133,6 +133,21 @@ def _subtask(s: Subtask, fan_out: bool) -> dict[str, Any]:
     return out
 
 
+#: Keys every task's `truth` has in bundle format 1, whatever its kind, with their empty values
+#: (readers of the format find them on every line). A kind's record fills those it knows and may
+#: add keys of its own.
+TRUTH_FIELDS: dict[str, Any] = {
+    "optimal": [],
+    "optimal_truncated": False,
+    "minimal_sets": [],
+    "shortest": None,
+    "layers": [],
+    "min_turns": None,
+    "critical_path": [],
+    "critical_latency_ms": None,
+}
+
+
 def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> dict[str, Any]:
     """Return one line of `tasks.jsonl`: the task and its ground truth (`graph` names its
     ground-truth graph in `graphs.jsonl`). A task with its own constraints also records them
@@ -150,27 +165,18 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
         "subtasks": [_subtask(s, task.entities[1] > 1) for s in task.subtasks],
         "info": dict(task.info),
         "truth": {
-            "kind": task.truth,
+            **TRUTH_FIELDS,
+            "kind": truth.kind or task.truth,
             "path": list(truth.path),
             "cost": truth.cost,
             "calls": truth.calls,
-            "optimal": [list(p) for p in truth.optimal],
-            "optimal_truncated": truth.optimal_truncated,
-            "minimal_sets": [list(s) for s in truth.minimal_sets],
-            "shortest": truth.shortest,
-            "layers": [list(layer) for layer in truth.layers],
-            "min_turns": len(truth.layers) if truth.layers else None,
-            "critical_path": list(truth.critical_path),
-            "critical_latency_ms": truth.critical_latency_ms,
             "ban_margin": truth.ban_margin,
             "answer": dict(truth.answer),
             "graph": graph,
-            # two-input tasks only, so bundles of other tasks keep their bytes
-            **({"input_use": truth.input_use} if truth.input_use else {}),
-            **({"task_kind": truth.task_kind} if truth.task_kind else {}),
+            **dict(truth.record),
         },
     }
-    if task.entities[1] > 1:  # a fan-out task: several values of one datatype (scn.fanout)
+    if task.entities[1] > 1:  # several values of one datatype (scn.stages.entities)
         record["entities"] = {"datatype": task.entities[0], "count": task.entities[1]}
         record["values"] = {d: list(v) for d, v in task.values}
     if task.constraints is not None:
@@ -313,9 +319,18 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     files.update(dialect_files(specs, ctx.registry))
     tasks = {t.id: t for t in scenario.tasks}
     shapes = _GraphShapes()
-    files["tasks.jsonl"] = dumps_lines(
-        [task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr)) for tr in solved.truths]
-    )
+    try:
+        files["tasks.jsonl"] = dumps_lines(
+            [
+                task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr))
+                for tr in solved.truths
+            ]
+        )
+    except (TypeError, ValueError) as e:  # a plugin's truth record holds a non-JSON value
+        kinds = ", ".join(sorted({tr.kind for tr in solved.truths if tr.record}))
+        raise ScnPluginError(
+            f"a ground-truth record (kinds: {kinds}) cannot be written as JSON: {e}"
+        ) from e
     files["graphs.jsonl"] = dumps_lines(shapes.lines)
     files["backend.jsonl"] = dumps_lines(
         [{"id": r.id, "values": dict(r.values)} for r in scenario.records]

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from scn import builtins, fanout, solver
+from scn import builtins, solver
 from scn import model as m
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
@@ -33,6 +33,7 @@ from scn.evaluate import (
 )
 from scn.laws import seeded_rng
 from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
+from scn.stages import entities as entity_records
 from scn.stages.pricing import Pricer
 
 _EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
@@ -222,6 +223,11 @@ class TaskBuilder:
             tuple(c for c, _ in self.declared.values()),
             descriptions=self.descriptions,
             atomic=self.atomic_tools,
+            measures={
+                name: entry
+                for name, entry in self.ctx.registry.truth_kinds.items()
+                if entry.measure is not None
+            },
         )
         out = {}
         for name, entry in self.ctx.registry.generators.items():
@@ -366,7 +372,8 @@ class TaskBuilder:
             if truth_attr and truth_attr[0].values[0].template
             else ("dag" if subtasks else "min_cost")
         )
-        if not goals and truth != "reference":
+        kind = self.ctx.registry.truth_kinds.get(truth)
+        if not goals and (kind is None or kind.replays):  # a replayed path must reach something
             raise fail(f"task '{task_id}' has no goal", node.span)
         tools_value = self.many(attrs_, "tools", scope)
         visible = (
@@ -425,7 +432,7 @@ class TaskBuilder:
         given: dict[str, str | None],
         subtasks: list[Subtask],
     ) -> tuple[str, int]:
-        """Read a task's `entities` (a record with `datatype` and `count`; `scn.fanout`)."""
+        """Read a task's `entities` (a record: `datatype`, `count`; `scn.stages.entities`)."""
         value = self.one(attrs_, "entities", scope)
         if value is None:
             return ("", 1)
@@ -456,9 +463,11 @@ class TaskBuilder:
         entity, count = entities
         reach = self.reach((), given, goals)
         shared_made = {s.output for s in subtasks if s.entity == 0}
-        per_entity = fanout.entity_datatypes(self.solver_tools, entity, set(given), shared_made)
+        per_entity = entity_records.entity_datatypes(
+            self.solver_tools, entity, set(given), shared_made
+        )
         n = self._task_index
-        made = fanout.entity_records(
+        made = entity_records.entity_records(
             task_id,
             reach,
             per_entity,

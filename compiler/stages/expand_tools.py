@@ -384,7 +384,7 @@ class ToolBuilder:
         """Resolve a signature's `parts (a) -> b, (a, b) -> c` to the atomic tools declared
         before it.
 
-        A composite over arbitrary typed signatures (PlanBench-XL's shortcut tools), where a
+        A composite over arbitrary typed signatures (shortcut tools), where a
         chain's `composite spans` covers only contiguous stages. Each part names one earlier
         atomic tool by its signature; the parts must run, in the order written, from the
         composite's inputs to its output, each adding something new.

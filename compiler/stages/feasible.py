@@ -90,7 +90,7 @@ def with_reference(
         return truth
     values = records.get(task.record, {})
     constraints = [constraint_record(c, registered) for c in task.constraints or ()]
-    layers = [list(layer) for layer in truth.layers] or [[t] for t in truth.path]
+    layers = [list(layer) for layer in truth.get("layers", ())] or [[t] for t in truth.path]
     reply = compose_answer([values.get(g, "") for g in task.goals], constraints, registered)
     actions = reference_actions(layers, tools, values, types, reply)
     visible = list(task.tools) or list(tools)

@@ -1,7 +1,7 @@
 """Drawing tools' costs and latencies from their laws, per task or once for a scenario.
 
-CostBench prices every tool anew for every query (seed = SHA-256 of global seed, query, tool), so
-a compile makes one draw per (task, tool): 326,000 for the length-8 bundle with both splits. A
+A scenario may price every tool anew for every query (seed = SHA-256 of global seed, query,
+tool), so a compile makes one draw per (task, tool): 326,000 for the length-8 bundle with both splits. A
 `_PricePlan` orders a task's tools once per tool set (components before the composites built on
 them) so a task's prices are one loop with no recursion and no lookups by name, and the seed text
 shared by a task's tools is hashed once (`laws.DigestPrefix`).

@@ -568,7 +568,9 @@ def _check_constraint(c: m.Constraint, registry: Registry, errors: Collector) ->
 def _check_tasks(t: m.Tasks, registry: Registry, errors: Collector) -> None:
     attrs = tuple(x for x in t.body if isinstance(x, m.Attr))
     _check_attrs("tasks", attrs, errors)
-    _check_choice(_attr(attrs, "truth"), TRUTHS, "a task generator's truth", errors)
+    _check_choice(
+        _attr(attrs, "truth"), frozenset(registry.truth_kinds), "a task generator's truth", errors
+    )
     truth = _attr(attrs, "truth")
     reference = (
         truth is not None and _word(truth) == "reference"

@@ -1,324 +1,175 @@
 """Stage 5, solve: a scenario to its ground truth, task by task, with the proofs blockers need.
 
-Each task's truth is computed by exact search (`scn.solver`): the min-cost path with the
-fewer-calls tie-break and every optimal path (CostBench), the inclusion-minimal tool sets and the
-shortest length (PlanBench-XL), or the layers and critical path of a subtask DAG (TPS-Bench). A
-`ban` blocker that promises solvability is proved here: no set of `count` tools may hit every
-minimal tool set of any task. Structurally identical tasks share one computation.
+Each task names a ground-truth kind (`truth NAME` in its `tasks` block, registered by a plugin
+through `scn_register_truth_kinds`); this stage hands the kind's solver a `scn.truth.TruthProblem`
+and keeps the `TruthResult` it returns. What stays here is what every kind shares: a task whose
+goals are already given is rejected (for kinds whose path verify replays), and a `ban` blocker
+that promises solvability is proved over the tool sets the kind gives: no set of `count` tools
+may hit every set of any task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-import attrs
-
-from scn import solver, task_kinds
+from scn import solver
 from scn.context import CompileContext
-from scn.diagnostics import Collector, ScnSemanticError
+from scn.diagnostics import Collector, ScnPluginError, ScnSemanticError
 from scn.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
 from scn.stages import feasible
-
-#: How many optimal paths / minimal sets a task records before it says "truncated".
-OPTIMAL_LIMIT = 64
-MINIMAL_SET_LIMIT = 2000
+from scn.truth import RESERVED_FIELDS, TruthProblem, TruthResult
 
 
-def _task_tools(task: TaskDef, tools: list[ToolDef], by_name: dict[str, ToolDef]) -> list[ToolDef]:
+def _task_tools(
+    task: TaskDef, tools: list[ToolDef], by_name: Mapping[str, ToolDef]
+) -> tuple[ToolDef, ...]:
     if task.tools:
-        return [by_name[n] for n in task.tools if by_name[n].trusted]
-    return [t for t in tools if t.trusted]
-
-
-def _costed(task: TaskDef, tools: list[ToolDef]) -> tuple[solver.Tool, ...]:
-    costs = dict(task.costs)
-    return tuple(
-        solver.Tool(t.name, t.inputs, frozenset(t.outputs), costs.get(t.name, t.cost or 0.0))
-        for t in tools
-    )
-
-
-def _edges(
-    paths: Iterable[tuple[str, ...]], start: frozenset[str], by_name: dict[str, ToolDef]
-) -> tuple[tuple[str, str, str], ...]:
-    """Return the state-graph edges the given paths walk: (state, tool, next state)."""
-    out: set[tuple[str, str, str]] = set()
-    for path in paths:
-        state = set(start)
-        for name in path:
-            before = ", ".join(sorted(state))
-            state |= set(by_name[name].outputs)
-            out.add((before, name, ", ".join(sorted(state))))
-    return tuple(sorted(out))
-
-
-#: A task's graph draws the legal orders of up to this many minimal tool sets (CostBench at
-#: length 8 has 127, all drawn)...
-GRAPH_SET_LIMIT = 256
-#: ... and stops adding sets once it has this many edges (PlanBench-XL-sized graphs).
-GRAPH_EDGE_LIMIT = 1500
-
-
-def _solution_graph(
-    sets: tuple[frozenset[str], ...],
-    costed: tuple[solver.Tool, ...],
-    start: frozenset[str],
-    goals: frozenset[str],
-    by_name: dict[str, ToolDef],
-) -> tuple[tuple[str, str, str], ...]:
-    """Return the edges of every legal order of the task's minimal tool sets: all its solutions
-    that waste no call, which is the picture of the ground truth worth drawing."""
-    by_tool = {t.name: t for t in costed}
-    edges: set[tuple[str, str, str]] = set()
-    for tool_set in sets[:GRAPH_SET_LIMIT]:
-        if len(edges) >= GRAPH_EDGE_LIMIT:
-            break
-        orders = solver.legal_orders(tool_set, by_tool, start, goals, limit=8)
-        edges.update(_edges(orders, start, by_name))
-    return tuple(sorted(edges))
+        return tuple(by_name[n] for n in task.tools if by_name[n].trusted)
+    return tuple(t for t in tools if t.trusted)
 
 
 def _ban_blockers(blockers: Iterable[BlockerDef]) -> list[BlockerDef]:
     return [b for b in blockers if b.effect == "ban" and b.guarantee == "solvable"]
 
 
-@attrs.frozen
-class _Shape:
-    """What a task's truth needs that depends only on its structure (tools, start, goals), not on
-    its prices: computed once and shared by every task of that structure (CostBench has 9,312
-    tasks over six shapes)."""
+class _Solver:
+    """The state of one solve: the registry's kinds, per-kind memos, the ban proofs' cache."""
 
-    problem: solver.MinCostProblem
-    sets: tuple[frozenset[str], ...]  #: inclusion-minimal tool sets, when needed
-    graph: tuple[tuple[str, str, str], ...]  #: edges of the legal orders of the minimal sets
-    margins: dict[int, int]  #: ban count -> tools that must be banned to disconnect the task
+    def __init__(self, scenario: Scenario, registry: Any, errors: Collector) -> None:
+        self.kinds: Mapping[str, Any] = registry.truth_kinds
+        self.tools = list(scenario.tools)
+        self.by_name = scenario.tool_map()
+        self.records = {r.id: dict(r.values) for r in scenario.records}
+        self.bans = _ban_blockers(scenario.blockers)
+        self.errors = errors
+        self.memos: dict[str, dict[object, Any]] = {}
+        self._visible: dict[tuple[str, ...], tuple[ToolDef, ...]] = {}
+        #: (id of a kind's sets tuple, ban count) -> tools to ban to disconnect; the tuples are
+        #: kept alive in `_kept` so their ids stay unique.
+        self.margins: dict[tuple[int, int], int] = {}
+        self._kept: list[object] = []
 
-
-def _shape(
-    tools: list[ToolDef],
-    start: frozenset[str],
-    goals: frozenset[str],
-    need_sets: bool,
-    by_name: dict[str, ToolDef],
-    catalog: bool = False,
-) -> _Shape:
-    costed = tuple(
-        solver.Tool(t.name, t.inputs, frozenset(t.outputs), t.cost or 0.0) for t in tools
-    )
-    if catalog:  # over the atomic tools (the release never lists a composite), in source order
-        atomic = tuple(
-            c
-            for c, t in sorted(zip(costed, tools, strict=True), key=lambda ct: _declared(ct[1]))
-            if t.kind == "atomic"
-        )
-        found = task_kinds.release_catalog(atomic, start, goals)
-    else:
-        limit = MINIMAL_SET_LIMIT if need_sets else GRAPH_SET_LIMIT
-        found = solver.minimal_tool_sets(costed, start, goals, limit=limit)
-    return _Shape(
-        problem=solver.MinCostProblem(costed, start, goals),
-        sets=found if need_sets else (),
-        graph=_solution_graph(found[:GRAPH_SET_LIMIT], costed, start, goals, by_name),
-        margins={},
-    )
-
-
-def _declared(tool: ToolDef) -> tuple[str, int, int]:
-    """Where a tool was declared: `truth catalog` tries a goal's producers in this order."""
-    span = tool.span
-    return (span.file, span.line, span.column) if span is not None else ("", 0, 0)
-
-
-def solve_task(
-    task: TaskDef,
-    scenario_tools: list[ToolDef],
-    by_name: dict[str, ToolDef],
-    values: dict[str, str],
-    bans: list[BlockerDef],
-    cache: dict[object, _Shape],
-    errors: Collector,
-) -> GroundTruth:
-    """Compute one task's ground truth, recording problems in `errors`."""
-    tools = _task_tools(task, scenario_tools, by_name)
-    start = frozenset(d for d, _ in task.given)
-    goals = frozenset(task.goals)
-    answer = tuple((g, values.get(g, "")) for g in task.goals)
-    if task.truth == "reference":  # a reference answer judged by the plan validators (verify)
-        return GroundTruth(task.id, True, cost=0.0, calls=0)
-    if goals <= start:
-        errors.error(
-            f"task '{task.id}' is solved before any call: its goal is already given", task.span
-        )
-        return GroundTruth(task.id, False)
-    truth = GroundTruth(task.id, True, answer=answer)
-    catalog = task.truth == "catalog"
-    need_sets = task.truth in ("minimal_sets", "catalog") or bool(bans)
-    if task.truth == "dag":
-        return _solve_dag(task, truth, by_name, start, errors)
-    key = (tuple(t.name for t in tools), start, goals, need_sets, catalog)
-    shape = cache.get(key)
-    if shape is None:
-        shape = cache[key] = _shape(tools, start, goals, need_sets, by_name, catalog)
-    sets = shape.sets
-    if task.truth in ("minimal_sets", "catalog"):
-        if not sets:
-            errors.error(
-                f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'}",
+    def task(self, task: TaskDef) -> GroundTruth:
+        """Compute one task's ground truth, recording problems in `errors`."""
+        entry = self.kinds.get(task.truth)
+        if entry is None:
+            known = ", ".join(sorted(self.kinds)) or "none"
+            self.errors.error(
+                f"task '{task.id}' names truth kind '{task.truth}', which no plugin registers "
+                f"(truth kinds: {known})",
                 task.span,
             )
-            return GroundTruth(task.id, False)
-        costed = _costed(task, tools)
-        by_tool = {t.name: t for t in costed}
-        smallest, path = None, ()
-        for candidate in sorted(sets, key=lambda s: (len(s), sorted(s))):
-            orders = solver.legal_orders(candidate, by_tool, start, goals, limit=1)
-            if orders:
-                smallest, path = candidate, orders[0]
-                break
-        if smallest is None:
-            errors.error(
-                f"task '{task.id}': no minimal tool set has a legal order (a solver bug)", task.span
-            )
-            return GroundTruth(task.id, False)
-        cost = round(sum(t.cost for t in costed if t.name in smallest), 6)
-        truth = GroundTruth(
-            task.id,
-            True,
-            path=path,
-            cost=cost,
-            calls=len(path),
-            minimal_sets=tuple(tuple(sorted(s)) for s in sets),
-            shortest=len(smallest),
-            answer=answer,
-            edges=_edges([path], start, by_name),
-        )
-        if len(start) == 2:
-            given = sorted(start)
-            use = task_kinds.input_use(sets, {t.name: t.inputs for t in tools}, given)
-            kind = task_kinds.two_input_kind(use, given, costed)
-            truth = attrs.evolve(truth, input_use=use, task_kind=kind)
-    else:
-        solution = shape.problem.solve(dict(task.costs), limit=OPTIMAL_LIMIT)
-        if solution.best is None:
-            errors.error(
-                f"task '{task.id}': {', '.join(sorted(goals))} cannot be reached from {', '.join(sorted(start)) or 'nothing'} with its tools",
+            return GroundTruth(task.id, False, kind=task.truth)
+        start = frozenset(d for d, _ in task.given)
+        goals = frozenset(task.goals)
+        if entry.replays and goals <= start:
+            self.errors.error(
+                f"task '{task.id}' is solved before any call: its goal is already given",
                 task.span,
             )
-            return GroundTruth(task.id, False)
-        optimal = tuple(p.tools for p in solution.optimal)
-        truth = GroundTruth(
+            return GroundTruth(task.id, False, kind=task.truth)
+        values = self.records.get(task.record, {})
+        tools = self._visible.get(task.tools)
+        if tools is None:  # thousands of tasks share one tool list
+            tools = self._visible[task.tools] = _task_tools(task, self.tools, self.by_name)
+        problem = TruthProblem(
+            task=task,
+            tools=tools,
+            by_name=self.by_name,
+            start=start,
+            goals=goals,
+            answer=tuple((g, values.get(g, "")) for g in task.goals),
+            prove_bans=bool(self.bans),
+            memo=self.memos.setdefault(task.truth, {}),
+            errors=self.errors,
+        )
+        result = self._solve(entry, problem)
+        if not result.reachable:
+            return GroundTruth(task.id, False, kind=task.truth)
+        margin = self._prove_bans(task, result.sets) if result.sets is not None else None
+        return GroundTruth(
             task.id,
             True,
-            path=solution.best.tools,
-            cost=solution.best.cost,
-            calls=len(solution.best.tools),
-            optimal=optimal,
-            optimal_truncated=solution.truncated,
-            answer=answer,
-            edges=_with_edges(shape.graph, _edges(optimal, start, by_name)),
+            kind=task.truth,
+            path=tuple(result.path),
+            cost=result.cost,
+            calls=result.calls,
+            answer=tuple(result.answer),
+            edges=result.edges,
+            ban_margin=margin,
+            record=tuple(result.record.items()),
         )
-    margin = None
-    for blocker in bans:
-        needed = shape.margins.get(blocker.count_max)
-        if needed is None:
-            needed = shape.margins[blocker.count_max] = solver.min_hitting_set_size(
-                sets, limit=blocker.count_max
+
+    def _solve(self, entry: Any, problem: TruthProblem) -> TruthResult:
+        try:
+            result = entry.solve(problem)
+        except (ScnSemanticError, ScnPluginError):
+            raise
+        except Exception as e:  # noqa: BLE001 - a plugin's solver must never crash the compiler
+            raise ScnPluginError(
+                f"truth kind '{entry.name}' (plugin '{entry.plugin}') failed on task "
+                f"'{problem.task.id}': {type(e).__name__}: {e}"
+            ) from e
+        if not isinstance(result, TruthResult):
+            raise ScnPluginError(
+                f"truth kind '{entry.name}' (plugin '{entry.plugin}') returned "
+                f"{type(result).__name__}, not a scn.truth.TruthResult"
             )
-        margin = needed if margin is None else min(margin, needed)
-        if needed <= blocker.count_max:
-            errors.error(
-                f"blocker '{blocker.name}' promises solvability with up to {blocker.count_max} bans, "
-                f"but banning {needed} tool{'s' if needed != 1 else ''} disconnects task '{task.id}'",
-                blocker.span,
+        record = result.record
+        if not isinstance(record, Mapping) or not all(isinstance(k, str) for k in record):
+            raise ScnPluginError(
+                f"truth kind '{entry.name}' (plugin '{entry.plugin}'): its record must map "
+                f"field names to JSON values, got {record!r}"
             )
-    if margin is not None:
-        truth = attrs.evolve(truth, ban_margin=margin)
-    return truth
+        clash = RESERVED_FIELDS.intersection(record)
+        if clash:
+            raise ScnPluginError(
+                f"truth kind '{entry.name}' (plugin '{entry.plugin}'): its record uses "
+                f"{', '.join(sorted(clash))}, which the core writes (give them as "
+                "TruthResult fields)"
+            )
+        return result
 
-
-def _with_edges(
-    graph: tuple[tuple[str, str, str], ...], extra: tuple[tuple[str, str, str], ...]
-) -> tuple[tuple[str, str, str], ...]:
-    """Return the shape's edges with `extra` added, sharing the shape's tuple when nothing is new
-    (so thousands of tasks of one shape hold one graph in memory and in the bundle)."""
-    known = set(graph)
-    if all(e in known for e in extra):
-        return graph
-    return tuple(sorted(known | set(extra)))
-
-
-def _solve_dag(
-    task: TaskDef,
-    truth: GroundTruth,
-    by_name: dict[str, ToolDef],
-    start: frozenset[str],
-    errors: Collector,
-) -> GroundTruth:
-    nodes = [s.id for s in task.subtasks]
-    by_tool = {s.tool: s.id for s in task.subtasks}
-    ids = set(nodes)  # depends_on names subtask ids, or tools when each is used once
-    deps = {
-        s.id: [d if d in ids else by_tool[d] for d in s.depends_on if d in ids or d in by_tool]
-        for s in task.subtasks
-    }
-    try:
-        layers = solver.dag_layers(nodes, deps)
-    except ValueError as e:
-        errors.error(f"task '{task.id}': subtasks form a cycle ({e})", task.span)
-        return GroundTruth(task.id, False)
-    weight = {s.id: by_name[s.tool].latency_ms or 1.0 for s in task.subtasks}
-    critical, latency = solver.critical_path(nodes, deps, weight)
-    tool_of = {s.id: s.tool for s in task.subtasks}
-    path = tuple(tool_of[n] for layer in layers for n in layer)
-    held = set(start)
-    for layer in layers:
-        for n in layer:
-            missing = by_name[tool_of[n]].inputs - held
-            if missing:
-                errors.error(
-                    f"task '{task.id}': subtask {n} ({tool_of[n]}) needs {', '.join(sorted(missing))}, which nothing before it provides",
-                    task.span,
+    def _prove_bans(self, task: TaskDef, sets: tuple[frozenset[str], ...]) -> int | None:
+        margin = None
+        for blocker in self.bans:
+            key = (id(sets), blocker.count_max)
+            needed = self.margins.get(key)
+            if needed is None:
+                self._kept.append(sets)
+                needed = self.margins[key] = solver.min_hitting_set_size(
+                    sets, limit=blocker.count_max
                 )
-                return GroundTruth(task.id, False)
-        for n in layer:
-            held |= set(by_name[tool_of[n]].outputs)
-    return GroundTruth(
-        task.id,
-        True,
-        path=path,
-        calls=len(path),
-        cost=round(sum(by_name[t].cost or 0.0 for t in path), 6),
-        layers=tuple(tuple(tool_of[n] for n in layer) for layer in layers),
-        critical_path=tuple(tool_of[n] for n in critical),
-        critical_latency_ms=latency,
-        answer=truth.answer,
-        edges=_edges([path], start, by_name),
-    )
+            margin = needed if margin is None else min(margin, needed)
+            if needed <= blocker.count_max:
+                self.errors.error(
+                    f"blocker '{blocker.name}' promises solvability with up to "
+                    f"{blocker.count_max} bans, but banning {needed} "
+                    f"tool{'s' if needed != 1 else ''} disconnects task '{task.id}'",
+                    blocker.span,
+                )
+        return margin
 
 
 def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
-    """Compute the ground truth of every task.
+    """Compute the ground truth of every task through its registered truth kind.
 
     Raises:
-        ScnSemanticError: a goal is unreachable, a task needs no work, or a blocker's solvability
-            promise does not hold.
+        ScnSemanticError: a goal is unreachable, a task needs no work, a task names no
+            registered truth kind, or a blocker's solvability promise does not hold.
+        ScnPluginError: a truth kind's solver failed.
     """
     errors = Collector()
-    tools = list(scenario.tools)
-    by_name = scenario.tool_map()
-    records = {r.id: dict(r.values) for r in scenario.records}
-    bans = _ban_blockers(scenario.blockers)
-    cache: dict[object, _Shape] = {}
+    state = _Solver(scenario, ctx.registry, errors)
     truths = []
     for task in scenario.tasks:
-        truths.append(
-            solve_task(task, tools, by_name, records.get(task.record, {}), bans, cache, errors)
-        )
+        truths.append(state.task(task))
         if len(errors.items) > 200:
             break
     errors.raise_if_errors(ScnSemanticError)
     if any(t.constraints is not None for t in scenario.tasks):
         kinds = ctx.registry.validator_kinds if ctx.registry is not None else None
-        truths = feasible.with_references(scenario, truths, records, errors, kinds)
+        truths = feasible.with_references(scenario, truths, state.records, errors, kinds)
         errors.raise_if_errors(ScnSemanticError)
     return Solved(scenario, tuple(truths))

@@ -3,13 +3,14 @@
 The bundle is written to a private temporary folder and its own `stubs.py` is imported from
 there, so what is checked is exactly what ships. Each ground-truth path must succeed call by call
 and end holding every goal with the recorded answer; a do-nothing run must fail every task.
-Tasks that carry constraints are also played end to end through the runtime: the oracle (their
-proved reference trajectory) must solve each with no violation, the null agent none.
+A task's truth kind may add its own check (`scn_register_truth_kinds`, `check=`), or judge the
+task without a replay (`replays=False`). Tasks that carry constraints are also played end to end
+through the runtime: the oracle (their proved reference trajectory) must solve each with no
+violation, the null agent none.
 """
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -19,7 +20,7 @@ from scn.bundle_format import load_stubs
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnVerifyError
 from scn.emit.bundle import Bundle, write_files
-from scn.runtime import world
+from scn.truth import VerifyContext
 
 #: The bundle files the stubs need on disk.
 STUB_FILES = ("stubs.py", "backend.jsonl")
@@ -46,58 +47,34 @@ def replay(
     return held, None
 
 
-def replay_fan_out(
-    task: dict[str, Any], tools: dict[str, Any], stubs: ModuleType, backend: Any
-) -> str | None:
-    """Check a fan-out task (`scn.fanout`) subtask by subtask: each argument is a given
-    value or the value one of its dependencies returns, and its stub returns the recorded value."""
-    by_id = {s["id"]: s for s in task["subtasks"]}
-    given = {(d, v) for d, vs in (task.get("values") or {}).items() for v in vs}
-    for s in task["subtasks"]:
-        sources = given | {(by_id[d]["output"], by_id[d]["value"]) for d in s["depends_on"]}
-        for p in tools[s["tool"]]["params"]:
-            if (p["datatype"], s["args"].get(p["name"])) not in sources:
-                return (
-                    f"subtask {s['id']} is sent {p['name']}={s['args'].get(p['name'])!r}, which"
-                    " neither the task gives nor a dependency returns"
-                )
-        result = stubs.TOOLS[s["tool"]](backend, s["args"])
-        if not result.get("ok") or result.get("value") != s["value"]:
-            found = result.get("value") if result.get("ok") else result.get("error")
-            return f"subtask {s['id']} ({s['tool']}) returns {found!r}, not {s['value']!r}"
-    return None
+def _check_task(task: dict[str, Any], kind: Any, context: VerifyContext) -> str | None:
+    """Return what is wrong with one task's ground truth (worded after the task id), or None.
 
-
-class _PlanJudge:
-    """Judges tasks whose truth is a reference answer: it must keep every plan-scope
-    constraint of the bundle, and an empty answer must keep none of the task's verdicts."""
-
-    def __init__(self, bundle: Bundle) -> None:
-        self.bundle = bundle
-        self.loaded = False
-        self.world: Any = None
-        self.constraints: list[dict[str, Any]] = []
-
-    def problem(self, task: dict[str, Any]) -> str | None:
-        if not self.loaded:
-            self.loaded = True
-            self.world = world.load(self.bundle.files)
-            self.constraints = self.bundle.json("scenario.json").get("constraints", [])
-        if self.world is None:
-            return "its truth is a reference answer, but the bundle ships no world to judge it"
-        reference = (task.get("info") or {}).get("reference_plan")
-        if reference is None:
-            return "its truth is a reference answer, but it records none (info reference_plan)"
-        checks, problems = self.world.check_plan(task, json.dumps(reference), self.constraints)
-        if problems or not checks.get("delivered"):
-            shown = "; ".join(f"{c['name']}: {p}" for c, p in problems[:3]) or "not delivered"
-            return f"the reference answer breaks its constraints ({shown})"
-        empty, _ = self.world.check_plan(task, "", self.constraints)
-        if empty.get("delivered") or not any(
-            v is False for g in empty.values() if isinstance(g, dict) for v in g.values()
-        ):
-            return "an empty answer is not rejected"
-        return None
+    A kind that replays (all but those registered with `replays=False`) must have a path that
+    succeeds call by call and ends holding every goal with the recorded answer; the kind's own
+    `check` runs after that, or alone.
+    """
+    if kind is not None and not kind.replays:
+        problem = kind.check(task, context) if kind.check is not None else None
+        return f": {problem}" if problem is not None else None
+    goals = task["goals"]
+    if all(g in task["given"] for g in goals):
+        return " passes with no calls: its goals are given"
+    held, problem = replay(
+        task["truth"]["path"], task["given"], context.tools, context.stubs, context.backend
+    )
+    if problem is None:
+        missing = [g for g in goals if g not in held]
+        wrong = [g for g, v in task["truth"]["answer"].items() if held.get(g) != v]
+        if missing:
+            problem = f"the path ends without {', '.join(missing)}"
+        elif wrong:
+            problem = (
+                f"the path reaches {', '.join(wrong)} with a value other than the recorded answer"
+            )
+    if problem is None and kind is not None and kind.check is not None:
+        problem = kind.check(task, context)
+    return f": ground truth does not replay: {problem}" if problem is not None else None
 
 
 def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
@@ -114,35 +91,12 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         stubs = load_stubs(folder)
         backend = stubs.Backend.load(folder)
     tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
-    judge = _PlanJudge(bundle)
+    kinds = ctx.registry.truth_kinds
+    context = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
     for task in bundle.jsonl("tasks.jsonl"):
-        if task["truth"].get("kind") == "reference":
-            problem = judge.problem(task)
-            if problem is not None:
-                errors.error(f"task '{task['id']}': {problem}", code="verify")
-            if len(errors.items) >= 100:
-                break
-            continue
-        goals = task["goals"]
-        if all(g in task["given"] for g in goals):
-            errors.error(
-                f"task '{task['id']}' passes with no calls: its goals are given", code="verify"
-            )
-            continue
-        held, problem = replay(task["truth"]["path"], task["given"], tools, stubs, backend)
-        if problem is None and "entities" in task:
-            problem = replay_fan_out(task, tools, stubs, backend)
-        if problem is None:
-            missing = [g for g in goals if g not in held]
-            wrong = [g for g, v in task["truth"]["answer"].items() if held.get(g) != v]
-            if missing:
-                problem = f"the path ends without {', '.join(missing)}"
-            elif wrong:
-                problem = f"the path reaches {', '.join(wrong)} with a value other than the recorded answer"
+        problem = _check_task(task, kinds.get(task["truth"].get("kind")), context)
         if problem is not None:
-            errors.error(
-                f"task '{task['id']}': ground truth does not replay: {problem}", code="verify"
-            )
+            errors.error(f"task '{task['id']}'{problem}", code="verify")
         if len(errors.items) >= 100:
             break
     errors.raise_if_errors(ScnVerifyError)

@@ -43,3 +43,14 @@ def scn_register_metric_families(register: Any) -> None:
         breakdown={"emr": "EMR", "aned": "ANED"},
         doc="CostBench: Cost Gap (plain and progress-aware), AED, ANED, EMR, TCR, ITUR",
     )
+
+
+@hookimpl
+def scn_register_truth_kinds(register: Any) -> None:
+    from scn.plugins.costbench.truth import solve_min_cost
+
+    register(
+        "min_cost",
+        solve_min_cost,
+        doc="the cheapest path (fewer calls break ties) and every optimal path",
+    )

@@ -134,6 +134,7 @@ def scn_register_metric_families(register: Any) -> None:
         doc="TravelPlanner: delivery, commonsense and hard constraint pass rates, final pass rate",
     )
 
+
 @hookimpl
 def scn_register_protocols(register: Any) -> None:
     from scn.plugins.travelplanner.world import Plan
@@ -151,3 +152,16 @@ def scn_register_success_rules(register: Any) -> None:
     from scn.plugins.travelplanner.world import plan_valid
 
     register("plan_valid", plan_valid, doc="the plan was delivered and breaks no constraint")
+
+
+@hookimpl
+def scn_register_truth_kinds(register: Any) -> None:
+    from scn.plugins.travelplanner.truth import check_reference, solve_reference
+
+    register(
+        "reference",
+        solve_reference,
+        check=check_reference,
+        replays=False,
+        doc="a reference answer in the task's info, judged by the plan validators at verify",
+    )

@@ -1,12 +1,9 @@
-"""PlanBench-XL's path catalogue and what each input of a two-input task is for.
-
-`release_catalog` is the release's rule for which tool sets a task lists (see
-`scn.solver.catalog_tool_sets`) with its constants; `truth catalog` and the `reachable`
-generator both use it.
+"""PlanBench-XL's two labels of a two-input task, derived from its path catalogue.
 
 The paper says every declared input of a multi-input task is needed (appendix B.3), but only 25
 of the release's 227 two-input tasks are like that. The release labels each task twice, and both
-labels follow from its path catalogue (tests/test_planbench_release.py checks all 227):
+labels follow from its path catalogue (`scn.plugins.planbench.catalog`;
+tests/test_planbench_release.py checks all 227):
 
 * usefulness, from which inputs each catalogued tool set reads: `all_both` (every set reads
   both), `both_and_single` (some do, some read one), `all_single_both_sides` (every set reads one
@@ -25,13 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from scn import solver
 
-__all__ = ["KINDS", "USEFULNESS", "input_use", "release_catalog", "two_input_kind"]
-
-#: The release's search uses no tool with more than 3 inputs (its four 4- and 5-input lookups
-#: are left out; with them, the memoised search finds sets the release lacks). No depth cap.
-CATALOG_MAX_INPUTS = 3
-#: The smallest set the release keeps: its L* >= 5 filter drops shorter sets, not the task.
-CATALOG_MIN_SIZE = 5
+__all__ = ["KINDS", "USEFULNESS", "input_use", "two_input_kind"]
 
 USEFULNESS = ("all_both", "both_and_single", "all_single_both_sides", "all_single_one_side")
 KINDS = (
@@ -40,47 +31,6 @@ KINDS = (
     "single_input_split_paths",
     "single_input_redundant",
 )
-
-
-def release_catalog(
-    atomic: Sequence[solver.Tool],
-    start: Iterable[str],
-    goals: Iterable[str],
-    min_size: int = CATALOG_MIN_SIZE,
-) -> tuple[frozenset[str], ...]:
-    """Return the tool sets the release's catalogue lists, over atomic tools in declaration order.
-
-    The memoised search can in principle return a set that is not inclusion-minimal (two tools
-    making the same datatype on different branches): such sets are dropped, as the release's own
-    sets are all minimal. On the 327 released tasks this drops nothing
-    (tests/test_planbench_release.py).
-    """
-    start, goals = frozenset(start), frozenset(goals)
-    by_name = {t.name: t for t in atomic}
-    return tuple(
-        s
-        for s in solver.catalog_tool_sets(
-            atomic,
-            start,
-            goals,
-            max_depth=None,
-            min_size=min_size,
-            max_inputs=CATALOG_MAX_INPUTS,
-        )
-        if _minimal([by_name[n] for n in sorted(s)], start, goals)
-    )
-
-
-def _reaches(tools: Sequence[solver.Tool], start: frozenset[str], goals: frozenset[str]) -> bool:
-    return goals <= solver.reachable(tools, start)
-
-
-def _minimal(tools: list[solver.Tool], start: frozenset[str], goals: frozenset[str]) -> bool:
-    """Whether the set reaches the goals and no set with one tool fewer does (reaching is
-    monotone in the set, so this is inclusion-minimality)."""
-    return _reaches(tools, start, goals) and not any(
-        _reaches(tools[:i] + tools[i + 1 :], start, goals) for i in range(len(tools))
-    )
 
 
 def input_use(

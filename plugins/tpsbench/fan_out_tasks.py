@@ -3,13 +3,14 @@
 TPS-Bench's hard tasks hold up to 50 strictly dependent subtasks, yet each must be solvable
 with at most 10 distinct tools, so tools repeat: the same lookups for several cities or tickers
 ("3 cities x 7 aspects + 2 report tasks"). `fan_out` draws a template DAG of distinct tools
-(as `builtins.dag` does), picks one of its given datatypes as the *entity* (the one most of the
+(as `dag_tasks.dag` does), picks one of its given datatypes as the *entity* (the one most of the
 template depends on), and repeats every template tool that depends on it once per entity; the
 other tools run once and are shared. A repeated subtask depends on its own entity's producers
 and on the shared ones, so the DAG keeps the template's depth while its subtask count grows.
 
 Subtask ids are `s1`, `s2`, ...; `depends_on` names subtask ids (tools are no longer unique),
-and `entity` is 1..count for a repeated subtask, 0 for a shared one.
+and `entity` is 1..count for a repeated subtask, 0 for a shared one. The task's records, one per
+entity, are made by the expand stage from the task's `entities` (`scn.stages.entities`).
 """
 
 from __future__ import annotations
@@ -107,44 +108,3 @@ def fan_out(
             "entities": Record.of({"datatype": entity, "count": count}),
         }
     )
-
-
-#: Entity e > 1 of task number n takes its values from number n + (e - 1) * STRIDE, so no two
-#: tasks (fewer than STRIDE of them) or entities share a value.
-STRIDE = 1_000_000
-
-
-def entity_datatypes(
-    tools: tuple[solver.Tool, ...], entity: str, given: set[str], shared_made: set[str]
-) -> set[str]:
-    """The datatypes whose value differs per entity: the entity and everything made from it,
-    except other given datatypes and what the task's shared subtasks make."""
-    fixed = (given - {entity}) | shared_made
-    out = {entity}
-    changed = True
-    while changed:
-        changed = False
-        for t in tools:
-            if t.inputs & out and not t.outputs <= out | fixed:
-                out |= t.outputs - fixed
-                changed = True
-    return out
-
-
-def entity_records(
-    task_id: str,
-    reach: tuple[str, ...],
-    per_entity: set[str],
-    count: int,
-    n: int,
-    value: Any,
-) -> list[tuple[str, dict[str, str]]]:
-    """One backend record per entity: (id, values). Entity 1 keeps the task's own id and values;
-    shared datatypes hold the same value in every record, so a call on shared inputs alone
-    matches every record and still has one answer."""
-    out = []
-    for e in range(1, count + 1):
-        number = n + (e - 1) * STRIDE
-        values = {d: value(d, number if d in per_entity else n) for d in reach}
-        out.append((task_id if e == 1 else f"{task_id}/{e}", values))
-    return out

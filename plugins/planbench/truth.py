@@ -1,0 +1,112 @@
+"""PlanBench-XL's ground truth: inclusion-minimal tool sets, or the release's catalogue of them.
+
+PlanBench-XL scores an agent's tool choice against every tool set that solves the task with no
+call to spare, so a task's truth is a family of tool sets, not one path. Two kinds:
+
+* `minimal_sets`: every inclusion-minimal set (exact search, `scn.solver.minimal_tool_sets`);
+* `catalog`: the sets the release's path catalogue lists (`scn.plugins.planbench.catalog`), over
+  the atomic tools in the order they are declared.
+
+Both record the sets (`minimal_sets`), the size of the smallest (`shortest`), a legal order of
+the smallest as the replayed path, and for two-input tasks the release's two labels
+(`input_use`, `task_kind`; `scn.plugins.planbench.task_kinds`). The `catalog` kind also measures
+(inputs, target) pairs for the `reachable` generator (`length="catalog"`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scn import solver
+from scn.plugins.planbench import task_kinds
+from scn.plugins.planbench.catalog import release_catalog
+from scn.truth import TruthProblem, TruthResult, costed, edges_of
+
+#: How many inclusion-minimal tool sets a task records at most.
+MINIMAL_SET_LIMIT = 2000
+
+
+def _declared(tool: Any) -> tuple[str, int, int]:
+    """Where a tool was declared: `truth catalog` tries a goal's producers in this order."""
+    span = tool.span
+    return (span.file, span.line, span.column) if span is not None else ("", 0, 0)
+
+
+def _sets(problem: TruthProblem, catalog: bool) -> tuple[frozenset[str], ...]:
+    """The task's tool sets, computed once per shape (tools, start, goals)."""
+    key = (tuple(t.name for t in problem.tools), problem.start, problem.goals)
+    found = problem.memo.get(key)
+    if found is None:
+        if catalog:  # over the atomic tools (the release never lists a composite), in file order
+            atomic = [t for t in sorted(problem.tools, key=_declared) if t.kind == "atomic"]
+            found = release_catalog(costed(atomic), problem.start, problem.goals)
+        else:
+            found = solver.minimal_tool_sets(
+                costed(problem.tools), problem.start, problem.goals, limit=MINIMAL_SET_LIMIT
+            )
+        problem.memo[key] = found
+    return found
+
+
+def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
+    sets = _sets(problem, catalog)
+    if not sets:
+        return problem.unreachable()
+    tools = costed(problem.tools, dict(problem.task.costs))
+    by_tool = {t.name: t for t in tools}
+    smallest, path = None, ()
+    for candidate in sorted(sets, key=lambda s: (len(s), sorted(s))):
+        orders = solver.legal_orders(candidate, by_tool, problem.start, problem.goals, limit=1)
+        if orders:
+            smallest, path = candidate, orders[0]
+            break
+    if smallest is None:
+        problem.error("no minimal tool set has a legal order (a solver bug)")
+        return TruthResult(reachable=False)
+    record: dict[str, Any] = {
+        "minimal_sets": [sorted(s) for s in sets],
+        "shortest": len(smallest),
+    }
+    if len(problem.start) == 2:
+        given = sorted(problem.start)
+        use = task_kinds.input_use(sets, {t.name: t.inputs for t in problem.tools}, given)
+        kind = task_kinds.two_input_kind(use, given, tools)
+        # two-input tasks only, so bundles of other tasks keep their bytes
+        record |= {"input_use": use} if use else {}
+        record |= {"task_kind": kind} if kind else {}
+    return TruthResult(
+        reachable=True,
+        path=path,
+        cost=round(sum(t.cost for t in tools if t.name in smallest), 6),
+        calls=len(path),
+        answer=problem.answer,
+        edges=edges_of([path], problem.start, problem.by_name),
+        sets=sets,
+        record=record,
+    )
+
+
+def solve_minimal_sets(problem: TruthProblem) -> TruthResult:
+    """Solve one task of kind `minimal_sets`: every inclusion-minimal tool set."""
+    return _solve(problem, catalog=False)
+
+
+def solve_catalog(problem: TruthProblem) -> TruthResult:
+    """Solve one task of kind `catalog`: the sets the release's catalogue rule lists."""
+    return _solve(problem, catalog=True)
+
+
+def measure_catalog(
+    ctx: Any, start: Sequence[str], target: str, min_length: int
+) -> tuple[int | None, str | None]:
+    """Return the smallest catalogued set's size for (start, target) over the atomic tools,
+    sets below `min_length` left out (the release's L*), and a two-input pair's task kind."""
+    sets = release_catalog(ctx.atomic, start, [target], min_length)
+    if not sets:
+        return None, None
+    if len(start) != 2:
+        return len(sets[0]), None
+    inputs_of = {t.name: t.inputs for t in ctx.atomic}
+    use = task_kinds.input_use(sets, inputs_of, start)
+    return len(sets[0]), task_kinds.two_input_kind(use, start, ctx.atomic)

@@ -1,0 +1,167 @@
+"""TPS-Bench's task generator `dag`: one compounding task of dependent subtasks over the tools.
+
+TPS-Bench's tasks are made of subtasks, one tool call each, easy ones loosely related and hard
+ones strictly dependent; the agent may schedule independent subtasks in parallel. `dag` draws
+such a task from the scenario's own tools, seeded by its `key`, and phrases each subtask's
+request from the tool's description so that queries never name tools. Hard tasks above
+`max_tools` distinct tools repeat part of their template per entity
+(`scn.plugins.tpsbench.fan_out_tasks`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scn import solver
+from scn.builtins import GeneratorContext
+from scn.evaluate import Record, as_int, as_iterable
+from scn.laws import seeded_rng
+from scn.plugins.tpsbench import fan_out_tasks
+
+
+def _ask(description: str, name: str) -> str:
+    """A request phrase from a tool's description ("Books a hotel." -> "books a hotel"), else
+    from its name ("book_hotel" -> "book hotel")."""
+    text = description.strip().rstrip(".") or name.replace("_", " ")
+    return text[:1].lower() + text[1:]
+
+
+def _draw_dag(tools: list[solver.Tool], n: int, dependent: float, rng: Any) -> list[solver.Tool]:
+    """One draw of up to `n` distinct tools, each new one consuming an earlier output with
+    probability `dependent` (when any can)."""
+    chosen: list[solver.Tool] = []
+    produced: dict[str, str] = {}
+    for _ in range(n * 4):
+        if len(chosen) >= n:
+            break
+        consumers = [
+            t
+            for t in tools
+            if t not in chosen and t.inputs & set(produced) and not t.outputs & set(produced)
+        ]
+        fresh = [
+            t
+            for t in tools
+            if t not in chosen and not t.outputs & set(produced) and not t.inputs & set(produced)
+        ]
+        pool = consumers if consumers and (rng.random() < dependent or not fresh) else fresh
+        if not pool:
+            break
+        pick = pool[rng.randrange(len(pool))]
+        chosen.append(pick)
+        for out in sorted(pick.outputs):
+            produced[out] = pick.name
+    return chosen
+
+
+def _depth(chosen: list[solver.Tool]) -> int:
+    """The number of layers of the drawn tools' dependency DAG, or 0 if they form a cycle (a
+    tool drawn as independent can consume what a later one makes)."""
+    made = {out: t.name for t in chosen for out in t.outputs}
+    deps = {t.name: sorted({made[d] for d in t.inputs if d in made} - {t.name}) for t in chosen}
+    try:
+        return len(solver.dag_layers([t.name for t in chosen], deps))
+    except ValueError:
+        return 0
+
+
+def dag(
+    ctx: GeneratorContext,
+    size: Any = range(2, 6),
+    key: Any = 0,
+    dependent: float = 0.5,
+    min_depth: int = 1,
+    max_tools: int | None = None,
+) -> list[Record]:
+    """Draw one task of dependent subtasks over the scenario's tools.
+
+    Each subtask is one tool call. With probability `dependent` a new subtask consumes an output
+    of one already chosen, which makes a data dependency; otherwise it is independent. The
+    record holds `inputs`, `goals`, `subtasks` (id, tool, output, depends_on, ask), `size` and
+    `asks`: one request phrase per subtask, from the tool's description, for query templates
+    that should not name the tools. With `min_depth` > 1, draws are repeated (from the same
+    seeded stream) until the longest dependency chain has that many subtasks (or all of them).
+    With `max_tools`, a drawn size above it gives a fan-out task (`fan_out_tasks`): a template
+    of at most `max_tools` distinct tools, part of it repeated once per entity of one given
+    datatype, with an `entities` field (`datatype`, `count`); otherwise `entities` has count 1.
+    Returns a one-element list so it can stand in a `for` clause.
+    """
+    sizes = (
+        as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
+    )
+    rng = seeded_rng(("global", "dag", "key"), {"global": ctx.seed, "dag": "dag", "key": key})
+    n = sizes[rng.randrange(len(sizes))]
+    tools = sorted(ctx.tools, key=lambda t: t.name)
+    if not tools:
+        raise ValueError("dag() needs tools to draw from")
+    if max_tools is not None and n > int(max_tools):
+        return [_fan_out(ctx, tools, n, int(max_tools), dependent, min_depth, rng)]
+    for _attempt in range(50):
+        chosen = _draw_dag(tools, n, dependent, rng)
+        depth = _depth(chosen)
+        if depth and depth >= min(min_depth, len(chosen)):
+            break
+    else:
+        raise ValueError(f"dag() found no acyclic draw of depth {min_depth} in 50 tries")
+    produced = {out: t.name for t in chosen for out in sorted(t.outputs)}
+    subtasks = []
+    asks = []
+    external: set[str] = set()
+    for index, tool in enumerate(chosen, start=1):
+        deps = sorted(
+            {produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name}
+        )
+        external.update(d for d in tool.inputs if d not in produced)
+        asks.append(_ask(ctx.descriptions.get(tool.name, ""), tool.name))
+        subtasks.append(
+            Record.of(
+                {
+                    "id": f"s{index}",
+                    "tool": tool.name,
+                    "output": sorted(tool.outputs)[0],
+                    "depends_on": deps,
+                    "ask": asks[-1],
+                }
+            )
+        )
+    goals = sorted({sorted(t.outputs)[0] for t in chosen})
+    return [
+        Record.of(
+            {
+                "inputs": sorted(external),
+                "goals": goals,
+                "subtasks": subtasks,
+                "size": len(chosen),
+                "asks": asks,
+                "entities": Record.of({"datatype": "", "count": 1}),
+            }
+        )
+    ]
+
+
+def _fan_out(
+    ctx: GeneratorContext,
+    tools: list[solver.Tool],
+    n: int,
+    cap: int,
+    dependent: float,
+    min_depth: int,
+    rng: Any,
+) -> Record:
+    """Draw a template of at most `cap` distinct tools, at most half of `n` so that at least two
+    entities fit, and repeat its entity-dependent part to at most `n` subtasks."""
+    size = max(1, min(cap, n // 2))
+    for _attempt in range(50):
+        chosen = _draw_dag(tools, size, dependent, rng)
+        depth = _depth(chosen)
+        if not depth or depth < min(min_depth, len(chosen)):
+            continue
+        split = fan_out_tasks.entity_split(chosen)
+        if split is None:
+            continue
+        count = (n - len(split[2])) // len(split[1])
+        if count >= 2:
+            return fan_out_tasks.fan_out(
+                chosen, split, count, lambda t: _ask(ctx.descriptions.get(t.name, ""), t.name)
+            )
+    raise ValueError(f"dag() found no fan-out draw of {n} subtasks over {cap} tools in 50 tries")

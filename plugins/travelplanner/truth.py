@@ -1,0 +1,47 @@
+"""TravelPlanner's ground truth: a reference plan, judged by the plan validators, not replayed.
+
+A TravelPlanner task is solved by a delivered plan that keeps the commonsense and hard
+constraints, not by reaching a datatype, so its truth (`truth reference`) records no path: the
+query generator stores the reference plan in the task's `info` (`reference_plan`), and verify
+checks that this plan keeps every plan-scope constraint of the bundle and that an empty answer
+keeps none of the task's verdicts (`check_reference`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def solve_reference(problem: Any) -> Any:
+    """A reference answer is its own truth: nothing to search, nothing to replay."""
+    from scn.truth import TruthResult
+
+    return TruthResult(reachable=True, cost=0.0, calls=0)
+
+
+def check_reference(task: dict[str, Any], bundle: Any) -> str | None:
+    """Return why a task's reference plan is not a valid answer, or None."""
+    judge = bundle.memo.get("reference")
+    if judge is None:
+        from scn.runtime import world
+
+        loaded = world.load(bundle.bundle.files)
+        constraints = bundle.bundle.json("scenario.json").get("constraints", [])
+        judge = bundle.memo["reference"] = (loaded, constraints)
+    loaded, constraints = judge
+    if loaded is None:
+        return "its truth is a reference answer, but the bundle ships no world to judge it"
+    reference = (task.get("info") or {}).get("reference_plan")
+    if reference is None:
+        return "its truth is a reference answer, but it records none (info reference_plan)"
+    checks, problems = loaded.check_plan(task, json.dumps(reference), constraints)
+    if problems or not checks.get("delivered"):
+        shown = "; ".join(f"{c['name']}: {p}" for c, p in problems[:3]) or "not delivered"
+        return f"the reference answer breaks its constraints ({shown})"
+    empty, _ = loaded.check_plan(task, "", constraints)
+    if empty.get("delivered") or not any(
+        v is False for g in empty.values() if isinstance(g, dict) for v in g.values()
+    ):
+        return "an empty answer is not rejected"
+    return None
