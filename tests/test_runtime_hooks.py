@@ -223,10 +223,8 @@ def test_the_runtime_plays_a_bundle_without_the_front_end_or_a_stage() -> None:
         [sys.executable, "-c", PLAY_ONE], capture_output=True, text=True, check=True
     )
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    added = sorted(set(found["all"]) - set(found["bundle"]))
-    assert added == [], f"the runtime itself loads {added}"
-    if found["bundle"]:  # `scn.runtime.bundle` is not this module's to fix
-        pytest.xfail(f"scn.runtime.bundle still imports {found['bundle'][:3]}...")
+    assert found["bundle"] == [], f"reading a bundle loads {found['bundle']}"
+    assert found["all"] == [], f"playing an episode loads {found['all']}"
 
 
 def test_without_the_benchmark_plugins_their_behaviour_is_a_clear_error() -> None:
