@@ -14,7 +14,6 @@ import importlib.util
 import inspect
 import os
 import random
-import subprocess
 import sys
 import types
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import attrs
 import pluggy
 import pytest
+from fixture_install import pip_install
 
 import scn.plugins as plugins
 from scn.diagnostics import ScnPluginError
@@ -828,15 +828,7 @@ def test_hook_scn_register_metric_families(clean_env):
 @pytest.fixture(scope="module")
 def installed_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """pip-install tests/fixtures/plugin_project into a fresh folder (not on sys.path)."""
-    if importlib.util.find_spec("pip") is None:
-        pytest.skip(f"pip is not installed for {sys.executable}; cannot install the fixture")
-    target = tmp_path_factory.mktemp("fixture") / "site"
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation"]
-    command += ["--no-index", "--no-cache-dir", "--target", str(target), str(FIXTURE_PROJECT)]
-    proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return target
+    return pip_install(FIXTURE_PROJECT, tmp_path_factory.mktemp("fixture"))
 
 
 def test_installed_fixture_distribution_adds_its_domain(clean_env, installed_fixture):

@@ -20,7 +20,6 @@ metrics, and its greedy baseline is a clear error; with every plugin loaded, it 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -28,6 +27,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_install import pip_install
 
 FIXTURE = Path(__file__).parent / "fixtures" / "everything_plugin"
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,15 +37,7 @@ SCN = Path(sys.executable).with_name("scn")
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """pip-install the fixture distribution into a fresh folder (not on sys.path)."""
-    if importlib.util.find_spec("pip") is None:
-        pytest.skip(f"pip is not installed for {sys.executable}; cannot install the fixture")
-    target = tmp_path_factory.mktemp("everything") / "site"
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation"]
-    command += ["--no-index", "--no-cache-dir", "--target", str(target), str(FIXTURE)]
-    proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return target
+    return pip_install(FIXTURE, tmp_path_factory.mktemp("everything"))
 
 
 def scn(
