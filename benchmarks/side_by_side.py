@@ -63,69 +63,47 @@ class Outcome:
 
 
 _ROW = r"\s+" + FLOAT
+_MCP = r"^([\w-]+)\s+(\d+) \| "
+_STEPS = r"steps/s \(CPU\): best " + FLOAT + r", median " + FLOAT
+_ANSWER = r"per (step|final answer).*?"
+_RUNTIME = (
+    Pattern(_STEPS, "env.step steps/s CPU (median)", 2),
+    Pattern(_STEPS, "env.step steps/s CPU (best)", 1),
+    Pattern(r"^\s+(read_trajectories|score_records):\s+" + FLOAT, "score 10k: {0} s CPU", 2),
+    Pattern(r"^\s+total:\s+" + FLOAT + " s CPU", "score 10k: total s CPU", 1),
+    Pattern(r"with truth from the bundle.*: " + FLOAT, "score 10k with truth: s CPU", 1),
+)
+_VALIDATION = (
+    Pattern(_ANSWER + ": median " + FLOAT + " us", "{0}: median us", 2),
+    Pattern(_ANSWER + ", mean " + FLOAT + " us", "{0}: mean us", 2),
+)
 BENCHES: tuple[Bench, ...] = (
     Bench(
         "compile",
         "compile_speed.py",
         ("--quick",),
-        (
-            # scn MB, lines, items, tree s, tree MB/s, parse s
+        (  # parse rows: scn MB, lines, items, tree s, tree MB/s, parse s, ...
             Pattern(r"^(\d+\.\d\d)\s+\d+\s+\d+" + _ROW * 3, "parse {0} MB: parse s CPU", 4),
             Pattern(r"^(\d+\.\d\d)\s+\d+\s+\d+" + _ROW, "parse {0} MB: tree s CPU", 2),
-            # tools, tasks, 8 stage columns, total s
-            Pattern(
-                r"^(\d+)\s+(\d+)" + _ROW * 8 + _ROW,
-                "compile {0} tools + {1} tasks: total s CPU",
-                11,
-            ),
-            Pattern(r"s setup, " + FLOAT + " s imports", "compile imports s wall", 1),
+            # compile rows: tools, tasks, 8 stages, total s, wall s, setup s, ...
+            Pattern(r"^(\d+)\s+(\d+)" + _ROW * 9, "compile {0} tools + {1} tasks: total s CPU", 11),
             Pattern(r"^(\d+)\s+(\d+)" + _ROW * 11, "compile setup s wall (registry + grammar)", 13),
+            Pattern(r"s setup, " + FLOAT + " s imports", "compile imports s wall", 1),
         ),
     ),
-    Bench(
-        "runtime",
-        "runtime_speed.py",
-        ("--quick",),
-        (
-            Pattern(
-                r"steps/s \(CPU\): best " + FLOAT + r", median " + FLOAT,
-                "env.step steps/s CPU (median)",
-                2,
-            ),
-            Pattern(r"steps/s \(CPU\): best " + FLOAT, "env.step steps/s CPU (best)", 1),
-            Pattern(
-                r"^\s+(read_trajectories|score_records):\s+" + FLOAT + " s CPU",
-                "score 10k: {0} s CPU",
-                2,
-            ),
-            Pattern(r"^\s+total:\s+" + FLOAT + " s CPU", "score 10k: total s CPU", 1),
-            Pattern(
-                r"with truth from the bundle.*: " + FLOAT + " s CPU",
-                "score 10k with truth: s CPU",
-                1,
-            ),
-        ),
-    ),
-    Bench(
-        "validation",
-        "validation_speed.py",
-        ("--quick",),
-        (
-            Pattern(r"per (step|final answer).*?: median " + FLOAT + " us", "{0}: median us", 2),
-            Pattern(r"per (step|final answer).*?, mean " + FLOAT + " us", "{0}: mean us", 2),
-        ),
-    ),
+    Bench("runtime", "runtime_speed.py", ("--quick",), _RUNTIME),
+    Bench("runtime-steps", "runtime_speed.py", ("--only", "steps"), _RUNTIME),
+    Bench("validation", "validation_speed.py", ("--quick",), _VALIDATION),
+    Bench("validation-full", "validation_speed.py", (), _VALIDATION),
     Bench(
         "retrieval",
         "retrieval_speed.py",
         (),
         (
-            Pattern(
-                r"compiled retail/planbench_xl in " + FLOAT + " s", "compile planbench_xl s wall", 1
-            ),
+            Pattern(r"compiled retail/planbench_xl in " + FLOAT, "compile planbench_xl s wall", 1),
             # | path | phrases | requests | wall med / p95 | CPU med / p95 | verdict |
             Pattern(
-                r"^\| ([^|]+?) \| (\w+) \| \d+ \| \d+ / \d+ \| " + FLOAT + " / " + FLOAT,
+                r"^\| ([^|]+?) \| (\w+) \| \d+ \| \d+ / \d+ \| " + FLOAT,
                 "{0}, {1}: CPU us median",
                 3,
             ),
@@ -136,25 +114,11 @@ BENCHES: tuple[Bench, ...] = (
         "mcp_serve.py",
         ("--mode", "both", "--calls", "400", "--clients", "1,8", "--rounds", "1"),
         (
+            Pattern(_MCP + r"bare\s+" + FLOAT + "/s", "{0} {1} clients: bare SDK calls/s", 3),
+            Pattern(_MCP + r".*\| scn\s+" + FLOAT + "/s", "{0} {1} clients: scn calls/s", 3),
+            Pattern(_MCP + r".*\| scn .*p50\s+" + FLOAT, "{0} {1} clients: scn p50 ms", 3),
             Pattern(
-                r"^([\w-]+)\s+(\d+) \| bare\s+" + FLOAT + "/s",
-                "{0} {1} clients: bare SDK calls/s",
-                3,
-            ),
-            Pattern(
-                r"^([\w-]+)\s+(\d+) \| .*\| scn\s+" + FLOAT + "/s",
-                "{0} {1} clients: scn calls/s",
-                3,
-            ),
-            Pattern(
-                r"^([\w-]+)\s+(\d+) \| .*\| scn .*p50\s+" + FLOAT + " p99",
-                "{0} {1} clients: scn p50 ms",
-                3,
-            ),
-            Pattern(
-                r"^([\w-]+)\s+(\d+) \| .*CPU/call server \d+ vs (\d+) us",
-                "{0} {1} clients: scn server CPU us/call",
-                3,
+                _MCP + r".*server \d+ vs (\d+) us", "{0} {1} clients: scn server CPU us/call", 3
             ),
         ),
     ),
@@ -164,11 +128,9 @@ BENCHES: tuple[Bench, ...] = (
         ("--quick",),
         (
             Pattern(r"^\s*(\d)\s+\d+\s+" + FLOAT, "compile length {0}: s wall", 2),
-            Pattern(r"^length (\d): solve stage " + FLOAT + " ms", "solve length {0}: ms/task", 2),
+            Pattern(r"^length (\d): solve stage " + FLOAT, "solve length {0}: ms/task", 2),
             Pattern(
-                r"^re-solve after a (\w+) event, length 8: " + FLOAT + " ms",
-                "re-solve after {0}: ms",
-                2,
+                r"^re-solve after a (\w+) event, length 8: " + FLOAT, "re-solve after {0}: ms", 2
             ),
         ),
     ),
