@@ -75,6 +75,7 @@ def _resolve_after_events() -> None:
     from scn.api import compile_target
     from scn.emit.bundle import write_bundle
     from scn.runtime import blockers as bl
+    from scn.plugins.costbench.effects import redraw_costs
     from scn.runtime.bundle import LoadedBundle
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,7 +100,7 @@ def _resolve_after_events() -> None:
                 if label == "ban":
                     names = [t for t in visible if t != banned]
                 else:
-                    costs = bl.redraw_costs(loaded.scenario, loaded.tools, visible, task_id, 1234)
+                    costs = redraw_costs(loaded.scenario, loaded.tools, visible, task_id, 1234)
                 bl.optimal_path(loaded.tools, names, costs, set(held), goals)
             per_call = (time.perf_counter() - start) / len(cases) * 1000
             extra = " (including the redraw of 35 prices)" if label == "reprice" else ""
