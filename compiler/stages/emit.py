@@ -17,7 +17,8 @@ from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
 from scn.emit.graphs import shape_json
 from scn.emit.stubs import emit_stubs
-from scn.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
+from scn.ir import Solved
+from scn.scenario import DatatypeDef, GroundTruth, Scenario, Subtask, TaskDef, ToolDef
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry
