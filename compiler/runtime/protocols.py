@@ -7,13 +7,13 @@ tool's parameters and each argument is the value the agent holds of that paramet
 the tool answers from the bundle's stubs; the final answer is accepted as text; and the episode
 succeeds when every goal is held and its value is in the answer (`goals_answered`).
 
-Plugins register other protocols with `scn_register_protocols` (a subclass of `Protocol`
-overriding what it changes) and success rules with `scn_register_success_rules`. Which protocol
-an episode plays is chosen by data, never by a domain's name (`select`): the one asked for (the
-CLI's `--retrieval` asks for `retrieval`), else the first protocol the scenario's harness names
-(`harness { protocol NAME }`) that plays automatically, else the first registered protocol that
-claims the task by its record (`applies(task)`), else the base. The success rule is the
-harness's `success NAME`, else the protocol's default, else `goals_answered`.
+Plugins register other protocols with `scn_register_protocols` (a subclass of `Protocol` overriding
+what it changes) and success rules with `scn_register_success_rules`. Which protocol an episode
+plays is chosen by data, never by a domain's name (`select`): the one asked for (the CLI's
+`--protocol NAME`; `--retrieval` is its shorthand for `retrieval`), else the first protocol the
+scenario's harness names (`harness { protocol NAME }`) that plays automatically, else the first
+registered protocol that claims the task by its record (`applies(task)`), else the base. The success
+rule is the harness's `success NAME`, else the protocol's default, else `goals_answered`.
 """
 
 from __future__ import annotations
