@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.env import Env
-from scn.runtime.run import _repair_tail, done_keys, episode, settings
+from scn.runtime.run import episode, pending_tasks, settings
 
 __all__ = ["attach_step_log", "run_concurrent"]
 
@@ -65,18 +64,15 @@ def run_concurrent(
     next run resumes from there.
     """
     out = Path(out)
-    ids = list(tasks) if tasks is not None else list(bundle.tasks)
-    for task_id in ids:
-        bundle.task(task_id)
-    wanted = json.dumps(
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol), sort_keys=True
+    ids, todo = pending_tasks(
+        bundle,
+        out,
+        agent_name,
+        tasks,
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        blocker=blocker,
+        blocks=blocks,
     )
-    if blocker is not None:  # an unknown blocker fails here, before any episode starts
-        Env(bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
-    already = done_keys(out)
-    todo = [t for t in ids if (t, agent_name, wanted) not in already]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _repair_tail(out)
     lock = threading.Lock()
     written = 0
 

@@ -226,6 +226,35 @@ def done_keys(out: Path) -> set[tuple[str, str, str]]:
     return keys
 
 
+def pending_tasks(
+    bundle: LoadedBundle,
+    out: Path,
+    agent_name: str,
+    tasks: Iterable[str] | None,
+    wanted: dict[str, Any],
+    *,
+    blocker: str | None,
+    blocks: int,
+) -> tuple[list[str], list[str]]:
+    """Prepare a (resumed) run: return (the tasks asked for, those not yet in `out`).
+
+    Checks every task id and the blocker before any episode starts, keys the episodes already
+    written by (task, agent, `wanted` settings), and leaves `out` ready to append to (its folder
+    made, a torn last line dropped). `run` and `run_concurrent` both start here.
+    """
+    ids = list(tasks) if tasks is not None else list(bundle.tasks)
+    for task_id in ids:
+        bundle.task(task_id)
+    key = json.dumps(wanted, sort_keys=True)
+    if blocker is not None:  # an unknown blocker fails here, before any episode starts
+        Env(bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
+    already = done_keys(out)
+    todo = [t for t in ids if (t, agent_name, key) not in already]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _repair_tail(out)
+    return ids, todo
+
+
 def run(
     bundle: LoadedBundle,
     agent_factory: Callable[[], Any],
@@ -242,20 +271,15 @@ def run(
     protocol: str | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`; return (played, skipped)."""
-    ids = list(tasks) if tasks is not None else list(bundle.tasks)
-    for task_id in ids:
-        bundle.task(task_id)
-    wanted = json.dumps(
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol), sort_keys=True
+    ids, todo = pending_tasks(
+        bundle,
+        out,
+        agent_name,
+        tasks,
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        blocker=blocker,
+        blocks=blocks,
     )
-    if blocker is not None:
-        Env(
-            bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks
-        )  # checks the blocker early
-    already = done_keys(out)
-    todo = [t for t in ids if (t, agent_name, wanted) not in already]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _repair_tail(out)
     with out.open("a", encoding="utf-8") as f:
         for n, task_id in enumerate(todo, start=1):
             record = episode(
