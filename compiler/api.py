@@ -90,7 +90,7 @@ def compile_source(
     )
     value: Any = source
     # The whole compile, not only the parse: its models, tasks and prices all live to the end,
-    # and CostBench's length-8 bundle compiles 15-20% faster without the collector.
+    # and a large cost-domain bundle compiles 15-20% faster without the collector.
     with paused_gc():
         for stage in STAGES:
             if on_stage is not None:

@@ -417,9 +417,19 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
     help="Events per episode with --blocker (a retrieval-time blocker: the largest blocked set) [default: 1, or the blocker's largest].",
 )
 @click.option(
+    "--protocol",
+    "protocol",
+    default=None,
+    metavar="NAME",
+    help=(
+        "Play this registered answer protocol (see `scn plugins`) [default: the one the "
+        "scenario's harness names, else chosen by the task]."
+    ),
+)
+@click.option(
     "--retrieval/--no-retrieval",
     default=None,
-    help="Play the retrieval protocol: tools are shown only through retrieval requests [default: on when the scenario's harness names protocol retrieval].",
+    help="Shorthand for --protocol retrieval: tools are shown only through retrieval requests [default: on when the scenario's harness names protocol retrieval].",
 )
 @click.option("-q", "--quiet", is_flag=True)
 @diagnostics_option
@@ -437,6 +447,7 @@ def run(
     timeout: float,
     blocker: str | None,
     blocks: int | None,
+    protocol: str | None,
     retrieval: bool | None,
     quiet: bool,
     diagnostics_format: str,
@@ -448,10 +459,11 @@ def run(
     """
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.parallel import run_concurrent
-    from scn.runtime.run import run_defaults
+    from scn.runtime.run import requested_protocol, run_defaults
 
     reporter = _Reporter(diagnostics_format)
     with _boundary(reporter):
+        retrieval, protocol = requested_protocol(retrieval, protocol)
         if max_steps is not None and max_steps < 1:
             raise ScnError("--max-steps must be at least 1", path="--max-steps", code="usage")
         if concurrency < 1:
@@ -479,7 +491,12 @@ def run(
             factory = lambda: entry.factory(seed)  # noqa: E731
         loaded = LoadedBundle.load(bundle)
         retrieval, max_steps, blocks = run_defaults(
-            loaded, retrieval=retrieval, max_steps=max_steps, blocker=blocker, blocks=blocks
+            loaded,
+            retrieval=retrieval,
+            max_steps=max_steps,
+            blocker=blocker,
+            blocks=blocks,
+            protocol=protocol,
         )
         ids = (
             [t.strip() for t in task_ids.split(",") if t.strip()]
@@ -502,6 +519,7 @@ def run(
                 blocks=blocks,
                 retrieval=retrieval,
                 progress=progress,
+                protocol=protocol,
             )
         if not quiet:
             click.echo(f"{out}: {played} episodes played, {skipped} already done")

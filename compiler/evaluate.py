@@ -75,6 +75,14 @@ class Distribution:
     arity: tuple[int, int]
     plugin: str = "builtin"
 
+    def check_arity(self, count: int, span: Span | None) -> None:
+        """Raise a located error unless a call with `count` arguments fits the arity (the law
+        interpreter and the law compiler both ask, with the same message)."""
+        lo, hi = self.arity
+        if not lo <= count <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise fail(f"'{self.name}' takes {want} arguments, got {count}", span)
+
 
 @define
 class Env:
@@ -410,10 +418,7 @@ def call(expr: m.Expr, env: Env) -> Any:
                     f"its keywords: {', '.join(sorted(allowed))}",
                     expr.span,
                 )
-        lo, hi = dist.arity
-        if not lo <= len(args) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise fail(f"'{name}' takes {want} arguments, got {len(args)}", expr.span)
+        dist.check_arity(len(args), expr.span)
         if env.rng is None:
             raise fail(
                 f"'{name}' draws a random value, which is only allowed in laws and seeded attributes",

@@ -295,10 +295,7 @@ def compile_expr(expr: m.Expr, env: Env) -> Closure:
             args = [compile_expr(a, env) for a in expr.args[1:]]
             if name in env.distributions:
                 dist = env.distributions[name]
-                lo, hi = dist.arity
-                if not lo <= len(args) <= hi:
-                    want = str(lo) if lo == hi else f"{lo} to {hi}"
-                    raise fail(f"'{name}' takes {want} arguments, got {len(args)}", expr.span)
+                dist.check_arity(len(args), expr.span)
 
                 def sample(rng: random.Random, local: dict[str, Any]) -> Any:
                     return draw_from(dist, rng, [a(rng, local) for a in args], expr.span)

@@ -256,7 +256,7 @@ class Parts:
 @frozen
 class Signature:
     """`signature (in, ...) -> out attrs [parts ...]`: a typed tool signature a toolset names by
-    rule; with `parts`, a composite of earlier signatures (PlanBench-XL's shortcut tools)."""
+    rule; with `parts`, a composite of earlier signatures (a shortcut tool that runs several)."""
 
     inputs: tuple[Template, ...]
     output: Template
@@ -330,7 +330,7 @@ class Backend:
 @frozen
 class Harness:
     """`harness attrs`: the plugins' families, protocols and rules the scenario is played and
-    scored with (`metrics costbench`, `protocol retrieval`), chosen by name, never by domain."""
+    scored with (`metrics NAME`, `protocol NAME`), chosen by name, never by domain."""
 
     attrs: tuple[Attr, ...] = ()
     span: Span | None = _span()

@@ -19,7 +19,7 @@ from cattrs.strategies import configure_tagged_union
 
 from scn import model as m
 from scn import scenario as s
-from scn.stages.resolve import Program
+from scn.ir import Program
 
 _UNIONS = (m.Item, m.ChainItem, m.ToolsetItem, m.TaskItem, typing.Union[m.Tool, m.Sibling])
 

@@ -1,7 +1,8 @@
 """Calling the registry hooks, one plugin at a time, and deciding which plugins are kept.
 
-`scn.plugins.registry` says what can be registered (one entry class, `Registry` table, `Kind` row
-and `register` factory per hook); this module does the calling, which is the same for every kind.
+What can be registered is one block per hook kind in each of three modules: its entry class
+(`scn.plugins.entries`), its `register` factory (`scn.plugins.registering`), its `Registry` table
+and `Kind` row (`scn.plugins.registry`); this module does the calling, the same for every kind.
 Each plugin's implementation of each hook gets its own `Session`, the state behind the `register`
 callback the factory builds: it validates every call on the spot and stages the entries in the
 plugin's own table. Only then are the plugins merged, in name order, so that a plugin at fault

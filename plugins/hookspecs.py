@@ -377,7 +377,9 @@ def scn_register_protocols(register: RegisterProtocol) -> None:
       episode, ``protocol(env)``, and calls its methods. The base class is the core's generic
       behaviour, so a protocol overrides only what it changes: ``actions`` (extra action types
       such as ``retrieve``, answered by ``act(env, action)``), ``callable(env, tool)`` and
-      ``admit(env, tool, spec, args)`` (how a call is admitted), ``execute`` and ``record``
+      ``admit(env, tool, spec, args)`` (how a call is admitted; or only its parts
+      ``unheld(env, tool, param, datatype, value)``, which held values an argument may be, and
+      ``admitted(tool, args)``, the accepted call's result), ``execute`` and ``record``
       (what a call does and what is recorded), ``judge(env, answer)`` (what the final answer
       means), ``observe``, ``available``, ``outcome``, ``layers`` and ``replan``, the default
       ``success`` rule, built-in blocker ``rules``, a step budget ``max_steps``, an ``oracle``,

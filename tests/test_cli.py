@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from scn.cli import main
+from scn.ir import Program
 from scn.serialize import from_data
-from scn.stages.resolve import Program
 
 ROOT = Path(__file__).resolve().parent.parent
 TPS = ROOT / "tests" / "golden" / "tps_servers" / "input.scn"

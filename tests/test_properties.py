@@ -33,11 +33,11 @@ from scn import model as m
 from scn.api import compile_source
 from scn.context import CompileContext
 from scn.diagnostics import ScnError
+from scn.ir import Program
 from scn.parse import parse_tree
 from scn.printer import print_file
 from scn.serialize import from_data, to_data, to_json
 from scn.source import SourceFile
-from scn.stages.resolve import Program
 from scn.transform import parse
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -467,6 +467,47 @@ def test_scn_run_and_score_oracle_default_and_blocked_null_zero(
     assert table["null"]["mean_edt"] == 0.0  # shown nothing, explored nothing
 
 
+def test_protocol_option_names_any_protocol_and_retrieval_is_its_shorthand(
+    paths_dir: Path, tmp_path: Path
+) -> None:
+    lines = {}
+    for flag in (["--retrieval"], ["--protocol", "retrieval"]):
+        runs = tmp_path / f"{flag[-1]}.jsonl"
+        result = _cli("run", paths_dir, "--agent", "oracle", "--out", runs, "-q", *flag)
+        assert result.exit_code == 0, result.output
+        lines[flag[0]] = [json.loads(line) for line in runs.read_text().splitlines()]
+    for a, b in zip(lines["--retrieval"], lines["--protocol"], strict=True):
+        assert a["settings"] == b["settings"] and a["settings"]["retrieval"] is True
+        assert "protocol" not in a["settings"] and a["outcome"] == b["outcome"]
+    runs = tmp_path / "runs.jsonl"
+    refused = CliRunner().invoke(
+        main, ["run", str(paths_dir), "--agent", "oracle", "--out", str(runs), "--protocol", "nope"]
+    )
+    assert refused.exit_code == 2 and "no plugin registers the protocol 'nope'" in refused.output
+    clash = CliRunner().invoke(
+        main,
+        ["run", str(paths_dir), "--agent", "oracle", "--out", str(runs)]
+        + ["--protocol", "retrieval", "--no-retrieval"],
+    )
+    assert clash.exit_code == 2 and "--protocol retrieval contradicts --no-retrieval" in (
+        clash.output
+    )
+
+
+def test_a_protocol_asked_for_by_name_is_played_and_recorded(paths: LoadedBundle) -> None:
+    from scn.runtime.run import settings
+
+    record = episode(paths, TASK, OracleAgent(), "oracle", max_steps=100, protocol="retrieval")
+    same = episode(paths, TASK, OracleAgent(), "oracle", max_steps=100, retrieval=True)
+    actions = [[s["action"] for s in r["steps"]] for r in (record, same)]
+    assert actions[0] == actions[1] and record["outcome"] == same["outcome"]
+    assert (
+        record["settings"] == same["settings"] == {"max_steps": 100, "seed": 0, "retrieval": True}
+    )
+    asked = settings(20, 0, None, 0, protocol="plan")
+    assert asked == {"max_steps": 20, "seed": 0, "protocol": "plan"}
+
+
 def test_blocked_retrieval_shows_the_three_blocker_siblings_instead(paths: LoadedBundle) -> None:
     task = next(t for t in paths.tasks if len(paths.tasks[t]["truth"]["minimal_sets"]) > 4)
     env = _env(paths, task, blocker="path_preserving", blocks=4)

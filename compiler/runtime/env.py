@@ -29,7 +29,9 @@ from scn.runtime.bundle import LoadedBundle
 from scn.runtime.results import CallResult
 from scn.runtime.toolset import datatype_schemas
 
-#: The protocol `retrieval=True` asks for (the CLI's `--retrieval`).
+#: The protocol `retrieval=True` asks for: `scn run --retrieval` is the shorthand for
+#: `--protocol retrieval`, and a blocker with `trigger retrieval` acts in that protocol's
+#: retrieval steps. Any other protocol is asked for by name (`protocol_name`, `--protocol NAME`).
 RETRIEVAL = "retrieval"
 
 

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.env import Env
-from scn.runtime.run import _repair_tail, done_keys, episode, settings
+from scn.runtime.run import episode, pending_tasks, settings
 
 __all__ = ["attach_step_log", "run_concurrent"]
 
@@ -54,26 +53,26 @@ def run_concurrent(
     blocks: int = 0,
     retrieval: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    protocol: str | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`, `concurrency` at a time.
 
-    Returns (played, skipped) like `run`; `blocker` and `blocks` are `run`'s too. An agent that
-    has a `step_log` (the LLM agents) gets it merged into its record's steps. If an episode raises
-    (agent_factory or begin failing; a failing `act` only ends its episode), no new episode
-    starts, the ones in flight finish and are written, and the error is raised: the next run
-    resumes from there.
+    Returns (played, skipped) like `run`; `blocker`, `blocks` and `protocol` are `run`'s too. An
+    agent that has a `step_log` (the LLM agents) gets it merged into its record's steps. If an
+    episode raises (agent_factory or begin failing; a failing `act` only ends its episode), no
+    new episode starts, the ones in flight finish and are written, and the error is raised: the
+    next run resumes from there.
     """
     out = Path(out)
-    ids = list(tasks) if tasks is not None else list(bundle.tasks)
-    for task_id in ids:
-        bundle.task(task_id)
-    wanted = json.dumps(settings(max_steps, seed, blocker, blocks, retrieval), sort_keys=True)
-    if blocker is not None:  # an unknown blocker fails here, before any episode starts
-        Env(bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
-    already = done_keys(out)
-    todo = [t for t in ids if (t, agent_name, wanted) not in already]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _repair_tail(out)
+    ids, todo = pending_tasks(
+        bundle,
+        out,
+        agent_name,
+        tasks,
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        blocker=blocker,
+        blocks=blocks,
+    )
     lock = threading.Lock()
     written = 0
 
@@ -92,6 +91,7 @@ def run_concurrent(
                 blocker=blocker,
                 blocks=blocks,
                 retrieval=retrieval,
+                protocol=protocol,
             )
             attach_step_log(record, getattr(agent, "step_log", None))
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"

@@ -7,13 +7,13 @@ tool's parameters and each argument is the value the agent holds of that paramet
 the tool answers from the bundle's stubs; the final answer is accepted as text; and the episode
 succeeds when every goal is held and its value is in the answer (`goals_answered`).
 
-Plugins register other protocols with `scn_register_protocols` (a subclass of `Protocol`
-overriding what it changes) and success rules with `scn_register_success_rules`. Which protocol
-an episode plays is chosen by data, never by a domain's name (`select`): the one asked for (the
-CLI's `--retrieval` asks for `retrieval`), else the first protocol the scenario's harness names
-(`harness { protocol NAME }`) that plays automatically, else the first registered protocol that
-claims the task by its record (`applies(task)`), else the base. The success rule is the
-harness's `success NAME`, else the protocol's default, else `goals_answered`.
+Plugins register other protocols with `scn_register_protocols` (a subclass of `Protocol` overriding
+what it changes) and success rules with `scn_register_success_rules`. Which protocol an episode
+plays is chosen by data, never by a domain's name (`select`): the one asked for (the CLI's
+`--protocol NAME`; `--retrieval` is its shorthand for `retrieval`), else the first protocol the
+scenario's harness names (`harness { protocol NAME }`) that plays automatically, else the first
+registered protocol that claims the task by its record (`applies(task)`), else the base. The success
+rule is the harness's `success NAME`, else the protocol's default, else `goals_answered`.
 """
 
 from __future__ import annotations
@@ -119,7 +119,11 @@ class Protocol:
         return None
 
     def admit(self, env: Env, name: str, spec: Mapping[str, Any], args: dict[str, Any]) -> Any:
-        """Check a call with readable arguments; return its `CallResult` (valid or not)."""
+        """Check a call with readable arguments; return its `CallResult` (valid or not).
+
+        It must give exactly the tool's parameters, each of a datatype the agent holds and with a
+        value `unheld` accepts; a valid call is `admitted`. A protocol whose calls hold values
+        otherwise overrides those two, not this loop."""
         from scn.runtime.results import CallResult
 
         wrong = wrong_arguments(name, spec, args)
@@ -130,10 +134,22 @@ class Protocol:
                 return CallResult(
                     name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
                 )
-            if str(args[pname]) != env.held[datatype]:
-                return CallResult(
-                    name, False, False, error=f"{name}: {pname} is not the {datatype} you hold"
-                )
+            why = self.unheld(env, name, pname, datatype, str(args[pname]))
+            if why is not None:
+                return CallResult(name, False, False, error=why)
+        return self.admitted(name, args)
+
+    def unheld(self, env: Env, name: str, pname: str, datatype: str, value: str) -> str | None:
+        """Why `value`, given for `pname`, is not a held value of `datatype` a call may use
+        (None: it is). The base wants the latest value held of it."""
+        if value != env.held[datatype]:
+            return f"{name}: {pname} is not the {datatype} you hold"
+        return None
+
+    def admitted(self, name: str, args: dict[str, Any]) -> Any:
+        """The `CallResult` of a call `admit` accepted (the base runs it on the held values)."""
+        from scn.runtime.results import CallResult
+
         return CallResult(name, True, True)
 
     def execute(self, env: Env, checked: CallResult) -> CallResult | None:

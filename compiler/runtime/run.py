@@ -4,7 +4,8 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 
     {"schema": "scn-trajectory/1",
      "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics"},
-     "task": id, "agent": name, "settings": {"max_steps", "seed"[, "blocker", "blocks"]},
+     "task": id, "agent": name,
+     "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
      "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
@@ -14,14 +15,14 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 Under a blocker, `truth` is the re-solved ground truth of this episode (see
 `scn.runtime.blockers`), not the static one in the bundle.
 
-In retrieval mode (the `retrieval` protocol, registered by a plugin) `settings` has
-`"retrieval": true`;
-a retrieval step's action is `{"type": "retrieve", "output", "inputs"}`, its `results` list the
-tools shown (`value` is the name), and the step adds `retrieved` (those names) and `retrieval`
-(`matched` datatypes, `note`, `blocked` tools swapped out, `count`); a refused call's result adds
-`rejected` (`untrusted_input`, `missing_input`, `wrong_inputs`). Under a retrieval-time blocker
-the outcome adds `blocking` (`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`,
-`truncated`).
+In retrieval mode (the `retrieval` protocol, registered by a plugin; `scn run --retrieval`, the
+shorthand for `--protocol retrieval`) `settings` has `"retrieval": true`; a protocol asked for by
+any other name (`scn run --protocol NAME`) is recorded as `"protocol": NAME`. A retrieval step's
+action is `{"type": "retrieve", "output", "inputs"}`, its `results` list the tools shown (`value` is
+the name), and the step adds `retrieved` (those names) and `retrieval` (`matched` datatypes, `note`,
+`blocked` tools swapped out, `count`); a refused call's result adds `rejected` (`untrusted_input`,
+`missing_input`, `wrong_inputs`). Under a retrieval-time blocker the outcome adds `blocking`
+(`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`, `truncated`).
 
 `bundle.metrics` is the scenario's `harness { metrics ... }` ([] when it names none), so that
 `scn score` knows the metric families from the file alone (`scn.trajectory` reads the format).
@@ -57,10 +58,18 @@ def episode(
     blocker: str | None = None,
     blocks: int = 0,
     retrieval: bool = False,
+    protocol: str | None = None,
 ) -> dict[str, Any]:
-    """Play one episode and return its trajectory record."""
+    """Play one episode and return its trajectory record (`protocol`: a registered protocol
+    asked for by name; `retrieval=True` is the same as `protocol="retrieval"`)."""
     env = Env(
-        bundle, task_id, max_steps=max_steps, blocker=blocker, blocks=blocks, retrieval=retrieval
+        bundle,
+        task_id,
+        max_steps=max_steps,
+        blocker=blocker,
+        blocks=blocks,
+        retrieval=retrieval,
+        protocol_name=protocol,
     )
     observation = env.reset()
     agent.begin(bundle, env.task)
@@ -82,22 +91,60 @@ def episode(
         },
         "task": task_id,
         "agent": agent_name,
-        "settings": settings(max_steps, seed, blocker, blocks, retrieval),
+        "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol),
         "steps": env.steps,
         "outcome": env.outcome(),
     }
 
 
 def settings(
-    max_steps: int, seed: int, blocker: str | None, blocks: int, retrieval: bool = False
+    max_steps: int,
+    seed: int,
+    blocker: str | None,
+    blocks: int,
+    retrieval: bool = False,
+    protocol: str | None = None,
 ) -> dict[str, Any]:
-    """Return the settings that make two episodes of one task comparable (and resumable)."""
+    """Return the settings that make two episodes of one task comparable (and resumable).
+
+    The retrieval protocol keeps its historical key (`"retrieval": true`, which scores read);
+    any other protocol asked for by name is recorded as `"protocol": NAME`."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
         out.update({"blocker": blocker, "blocks": blocks})
-    if retrieval:
+    if retrieval or protocol == "retrieval":
         out["retrieval"] = True
+    elif protocol is not None:
+        out["protocol"] = protocol
     return out
+
+
+def requested_protocol(
+    retrieval: bool | None, protocol: str | None
+) -> tuple[bool | None, str | None]:
+    """Return (retrieval, protocol) for `scn run --protocol NAME` and its shorthand `--retrieval`.
+
+    `--protocol retrieval` is exactly `--retrieval` (same episodes, same settings keys); any other
+    name is passed to the `Env` as the protocol to play.
+
+    Raises:
+        ScnError: `--protocol` given together with a `--retrieval/--no-retrieval` that disagrees.
+    """
+    from scn.diagnostics import ScnError
+    from scn.runtime.env import RETRIEVAL
+
+    if protocol is None:
+        return retrieval, None
+    if retrieval is not None and retrieval != (protocol == RETRIEVAL):
+        flag = "--retrieval" if retrieval else "--no-retrieval"
+        raise ScnError(
+            f"--protocol {protocol} contradicts {flag} (--retrieval means --protocol {RETRIEVAL})",
+            path="--protocol",
+            code="usage",
+        )
+    if protocol == RETRIEVAL:
+        return True, None
+    return False, protocol
 
 
 def run_defaults(
@@ -107,8 +154,12 @@ def run_defaults(
     max_steps: int | None,
     blocker: str | None,
     blocks: int | None,
+    protocol: str | None = None,
 ) -> tuple[bool, int, int]:
     """Fill the options a user left out, from the bundle: (retrieval, max_steps, blocks).
+
+    `protocol` is a protocol other than retrieval asked for by name (`requested_protocol`): it
+    turns retrieval mode off and its own budget is the default step budget.
 
     Retrieval mode is on when the scenario's harness names the `retrieval` protocol (and
     whenever the blocker acts at retrieval time); its step budget is the protocol's, else 20
@@ -126,9 +177,11 @@ def run_defaults(
         rule = rule or builtin_rule(registry, blocker)
     at_retrieval = rule is not None and rule.get("trigger") == "retrieval"
     if retrieval is None:
-        retrieval = at_retrieval or RETRIEVAL in harness(bundle.scenario, "protocol")
+        retrieval = protocol is None and (
+            at_retrieval or RETRIEVAL in harness(bundle.scenario, "protocol")
+        )
     if max_steps is None:
-        max_steps = step_budget(registry, bundle, bool(retrieval or at_retrieval))
+        max_steps = step_budget(registry, bundle, bool(retrieval or at_retrieval), protocol)
     if blocker is None:
         blocks = 0
     elif blocks is None:
@@ -136,14 +189,17 @@ def run_defaults(
     return bool(retrieval or at_retrieval), max_steps, blocks
 
 
-def step_budget(registry: Any, bundle: LoadedBundle, retrieval: bool) -> int:
-    """The default step budget: the retrieval protocol's in retrieval mode; otherwise 20, or
-    more where a protocol that plays some of the bundle's tasks asks for more."""
+def step_budget(
+    registry: Any, bundle: LoadedBundle, retrieval: bool, protocol: str | None = None
+) -> int:
+    """The default step budget: the retrieval protocol's in retrieval mode, the named protocol's
+    when one is asked for; otherwise 20, or more where a protocol that plays some of the bundle's
+    tasks asks for more."""
     from scn.runtime.env import RETRIEVAL
     from scn.runtime.protocols import harness
 
-    if retrieval:
-        entry = registry.protocols.get(RETRIEVAL)
+    if retrieval or protocol is not None:
+        entry = registry.protocols.get(RETRIEVAL if retrieval else protocol)
         return (entry.protocol.budget(bundle) if entry is not None else None) or 20
     named = set(harness(bundle.scenario, "protocol"))
     wanted = [20]
@@ -170,6 +226,35 @@ def done_keys(out: Path) -> set[tuple[str, str, str]]:
     return keys
 
 
+def pending_tasks(
+    bundle: LoadedBundle,
+    out: Path,
+    agent_name: str,
+    tasks: Iterable[str] | None,
+    wanted: dict[str, Any],
+    *,
+    blocker: str | None,
+    blocks: int,
+) -> tuple[list[str], list[str]]:
+    """Prepare a (resumed) run: return (the tasks asked for, those not yet in `out`).
+
+    Checks every task id and the blocker before any episode starts, keys the episodes already
+    written by (task, agent, `wanted` settings), and leaves `out` ready to append to (its folder
+    made, a torn last line dropped). `run` and `run_concurrent` both start here.
+    """
+    ids = list(tasks) if tasks is not None else list(bundle.tasks)
+    for task_id in ids:
+        bundle.task(task_id)
+    key = json.dumps(wanted, sort_keys=True)
+    if blocker is not None:  # an unknown blocker fails here, before any episode starts
+        Env(bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
+    already = done_keys(out)
+    todo = [t for t in ids if (t, agent_name, key) not in already]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _repair_tail(out)
+    return ids, todo
+
+
 def run(
     bundle: LoadedBundle,
     agent_factory: Callable[[], Any],
@@ -183,20 +268,18 @@ def run(
     blocks: int = 0,
     retrieval: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    protocol: str | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`; return (played, skipped)."""
-    ids = list(tasks) if tasks is not None else list(bundle.tasks)
-    for task_id in ids:
-        bundle.task(task_id)
-    wanted = json.dumps(settings(max_steps, seed, blocker, blocks, retrieval), sort_keys=True)
-    if blocker is not None:
-        Env(
-            bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks
-        )  # checks the blocker early
-    already = done_keys(out)
-    todo = [t for t in ids if (t, agent_name, wanted) not in already]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _repair_tail(out)
+    ids, todo = pending_tasks(
+        bundle,
+        out,
+        agent_name,
+        tasks,
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        blocker=blocker,
+        blocks=blocks,
+    )
     with out.open("a", encoding="utf-8") as f:
         for n, task_id in enumerate(todo, start=1):
             record = episode(
@@ -209,6 +292,7 @@ def run(
                 blocker=blocker,
                 blocks=blocks,
                 retrieval=retrieval,
+                protocol=protocol,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             f.flush()

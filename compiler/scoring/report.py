@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from scn.diagnostics import ScnDataError, ScnEmitError
+from scn.folders import replace_folder
 from scn.scoring import families as fam
 from scn.scoring.runs import (
     BLOCKER_KEY,
@@ -400,31 +399,7 @@ def write_report(paths: list[Path], out: Path, warn: Warn | None = None) -> list
             raise ScnEmitError(
                 f"{out} is not empty and holds no report; refusing to replace it", path=str(out)
             )
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    except OSError as e:
-        raise ScnEmitError(f"cannot write report to {out}: {e}", path=str(out)) from e
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)
-        for name in sorted(files):
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-            (tmp / name).write_bytes(files[name])
-        if out.exists():
-            old = out.with_name(f".{out.name}.old-{os.getpid()}")
-            os.replace(out, old)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise ScnEmitError(f"cannot write report to {out}: {e}", path=str(out)) from e
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    replace_folder(files, out, "report")
     return [out / name for name in sorted(files)]
 
 

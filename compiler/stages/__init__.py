@@ -10,18 +10,20 @@ Each stage is a pure function `(input, context) -> output` over frozen models:
     emit       Solved          -> Bundle (files in memory)
     verify     Bundle          -> Bundle (ground truth replayed through the emitted stubs)
 
+The value types are defined in `scn.ir` (re-exported here: `Parsed`); each function is
+bound to `StageFn[In, Out]` below, so a type checker sees a stage whose types drift.
 Callers may run a prefix (`scn compile --emit ir`) or pass their own tuple (tests do).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from attrs import frozen
-from lark import Tree
 
+from scn.bundle_format import Bundle
 from scn.context import CompileContext
+from scn.ir import Parsed, Program, Scenario, Solved
 from scn.model import File
 from scn.parse import parse_tree
 from scn.source import SourceFile
@@ -32,19 +34,14 @@ from scn.stages.solve import solve
 from scn.stages.verify import verify
 from scn.transform import to_model
 
-
-class StageFn(Protocol):
-    """The signature every stage has."""
-
-    def __call__(self, value: Any, ctx: CompileContext) -> Any: ...
+In = TypeVar("In", contravariant=True)
+Out = TypeVar("Out", covariant=True)
 
 
-@frozen
-class Parsed:
-    """A parse tree with the source it came from (transform needs both)."""
+class StageFn(Protocol[In, Out]):
+    """The signature every stage has: `(input, context) -> output`, nothing else."""
 
-    source: SourceFile
-    tree: Tree
+    def __call__(self, value: In, ctx: CompileContext, /) -> Out: ...
 
 
 @frozen
@@ -52,7 +49,7 @@ class Stage:
     """A named stage of the pipeline."""
 
     name: str
-    run: Callable[[Any, CompileContext], Any]
+    run: StageFn[Any, Any]
 
 
 def parse_stage(source: SourceFile, ctx: CompileContext) -> Parsed:
@@ -66,19 +63,28 @@ def transform_stage(parsed: Parsed, ctx: CompileContext) -> File:
     return to_model(parsed.source, parsed.tree)
 
 
-def resolve_stage(file: File, ctx: CompileContext) -> Any:
+def resolve_stage(file: File, ctx: CompileContext) -> Program:
     """Check the file and its imports."""
     return resolve(file, ctx, ctx.sources)
 
 
+# Each stage's function, checked against `StageFn` with its own input and output types.
+_parse: StageFn[SourceFile, Parsed] = parse_stage
+_transform: StageFn[Parsed, File] = transform_stage
+_resolve: StageFn[File, Program] = resolve_stage
+_expand: StageFn[Program, Scenario] = expand
+_solve: StageFn[Scenario, Solved] = solve
+_emit: StageFn[Solved, Bundle] = emit
+_verify: StageFn[Bundle, Bundle] = verify
+
 STAGES: tuple[Stage, ...] = (
-    Stage("parse", parse_stage),
-    Stage("transform", transform_stage),
-    Stage("resolve", resolve_stage),
-    Stage("expand", expand),
-    Stage("solve", solve),
-    Stage("emit", emit),
-    Stage("verify", verify),
+    Stage("parse", _parse),
+    Stage("transform", _transform),
+    Stage("resolve", _resolve),
+    Stage("expand", _expand),
+    Stage("solve", _solve),
+    Stage("emit", _emit),
+    Stage("verify", _verify),
 )
 
 STAGE_NAMES = tuple(s.name for s in STAGES)

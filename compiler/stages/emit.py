@@ -17,7 +17,9 @@ from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
 from scn.emit.graphs import shape_json
 from scn.emit.stubs import emit_stubs
-from scn.scenario import DatatypeDef, GroundTruth, Scenario, Solved, Subtask, TaskDef, ToolDef
+from scn.ir import Solved
+from scn.scenario import DatatypeDef, GroundTruth, Scenario, Subtask, TaskDef, ToolDef
+from scn.stages.records import constraint_record, tool_record
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry
@@ -71,28 +73,6 @@ def tool_spec(
         "server": tool.server,
         "output": tool.outputs[0] if tool.outputs else "",
         "parameters": params,
-    }
-
-
-def tool_record(tool: ToolDef) -> dict[str, Any]:
-    """Return the internal record of a tool the runtime executes from."""
-    return {
-        "name": tool.name,
-        "kind": tool.kind,
-        "group": tool.group,
-        "server": tool.server,
-        "params": [{"name": p.name, "datatype": p.datatype} for p in tool.params],
-        "outputs": list(tool.outputs),
-        "components": list(tool.components),
-        "baseline": tool.baseline,
-        "sibling": tool.sibling,
-        "returns": tool.returns,
-        "success": tool.success,
-        "internal_name": tool.internal_name,
-        "cost": tool.cost,
-        "cost_law": tool.cost_law,
-        "latency_ms": tool.latency_ms,
-        "description": tool.description,
     }
 
 
@@ -180,8 +160,6 @@ def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> 
         record["entities"] = {"datatype": task.entities[0], "count": task.entities[1]}
         record["values"] = {d: list(v) for d, v in task.values}
     if task.constraints is not None:
-        from scn.stages.feasible import constraint_record
-
         record["constraints"] = [constraint_record(c) for c in task.constraints]
         record["truth"]["reference"] = list(truth.reference)
     return record

@@ -29,6 +29,7 @@ from scn.evaluate import (
     kind_of,
     render,
 )
+from scn.ir import Program
 from scn.laws import (
     DEFAULT_SEED_PARTS,
     compile_law,
@@ -51,7 +52,6 @@ from scn.scenario import (
 from scn.stages import sibling_values
 from scn.stages.expand_tasks import TaskBuilder
 from scn.stages.expand_tools import GroupContext, ToolBuilder
-from scn.stages.resolve import Program
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry

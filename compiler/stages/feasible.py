@@ -19,30 +19,12 @@ from scn.diagnostics import Collector
 from scn.runtime.constraints import Checker, kinds
 from scn.runtime.reference import compose_answer, reference_actions, replay
 from scn.runtime.toolset import datatype_schemas
-from scn.scenario import GroundTruth, Scenario, TaskConstraint, TaskDef
-
-
-def constraint_record(
-    c: TaskConstraint, registered: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """Return a task constraint as `tasks.jsonl` holds it (and the runtime reads it); its
-    `category` is the one its kind registered (`registered`, by default the installed kinds)."""
-    entry = (kinds() if registered is None else registered).get(c.kind)
-    return {
-        "name": c.name,
-        "kind": c.kind,
-        "category": getattr(entry, "category", "") or c.kind,
-        "dimension": c.dimension,
-        "scope": c.scope,
-        "values": dict(c.values),
-        "message": c.message,
-    }
+from scn.scenario import GroundTruth, Scenario, TaskDef
+from scn.stages.records import constraint_record, tool_record
 
 
 def _context(scenario: Scenario) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the tools as the bundle records them and the datatype schemas."""
-    from scn.stages.emit import tool_record
-
     tools = {t.name: tool_record(t) for t in scenario.tools}
     types = datatype_schemas(
         {

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
-from attrs import frozen
 
 from scn import model as m
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnError, ScnSemanticError
 from scn.evaluate import did_you_mean, sampler_keywords
+from scn.ir import Program
 from scn.parse import STATEMENT_KEYWORDS
 from scn.source import SourceFile, Span
 from scn.transform import parse
@@ -144,17 +144,6 @@ GUARANTEES = frozenset({"solvable", "none"})
 TRIGGERS = frozenset({"schedule", "paper_schedule", "retrieval"})
 SCOPES = frozenset({"call", "turn", "final", "plan", "episode"})
 TRUTHS = frozenset({"min_cost", "minimal_sets", "catalog", "dag", "reference"})
-
-
-@frozen
-class Program:
-    """The IR: every item of the root file and its imports, checked, in source order."""
-
-    domain: str
-    name: str
-    title: str
-    items: tuple[m.Item, ...]
-    files: tuple[str, ...]
 
 
 def load_file(path: Path, sources: dict[str, SourceFile], name: str | None = None) -> m.File:

@@ -16,7 +16,8 @@ from typing import Any
 from scn import solver
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnPluginError, ScnSemanticError
-from scn.scenario import BlockerDef, GroundTruth, Scenario, Solved, TaskDef, ToolDef
+from scn.ir import Solved
+from scn.scenario import BlockerDef, GroundTruth, Scenario, TaskDef, ToolDef
 from scn.stages import feasible
 from scn.truth import RESERVED_FIELDS, TruthProblem, TruthResult
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from scn import solver
 from scn.runtime.agents import call_args
-from scn.runtime.protocols import Protocol, wrong_arguments
+from scn.runtime.protocols import Protocol
 from scn.runtime.results import CallResult
 
 
@@ -100,23 +100,19 @@ class Subtasks(Protocol):
     def observe(self, env: Any) -> dict[str, Any]:
         return {"values": env.state()[1]} if self.fan_out else {}
 
-    def admit(self, env: Any, name: str, spec: Any, args: dict[str, Any]) -> Any:
-        """A fan-out call names one entity's values: each must be a value held of its datatype;
-        it runs on the values sent."""
+    def unheld(self, env: Any, name: str, pname: str, datatype: str, value: str) -> str | None:
+        """A fan-out call names one entity's values: each must be some value held of its
+        datatype (not only the latest)."""
         if not self.fan_out:
-            return super().admit(env, name, spec, args)
-        wrong = wrong_arguments(name, spec, args)
-        if wrong is not None:
-            return CallResult(name, False, False, error=wrong)
-        for pname, datatype in ((p["name"], p["datatype"]) for p in spec["params"]):
-            if datatype not in env.held:
-                return CallResult(
-                    name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
-                )
-            if str(args[pname]) not in env.values[datatype]:
-                return CallResult(
-                    name, False, False, error=f"{name}: {pname} is not a {datatype} you hold"
-                )
+            return super().unheld(env, name, pname, datatype, value)
+        if value not in env.values[datatype]:
+            return f"{name}: {pname} is not a {datatype} you hold"
+        return None
+
+    def admitted(self, name: str, args: dict[str, Any]) -> Any:
+        """A fan-out call runs on the values sent."""
+        if not self.fan_out:
+            return super().admitted(name, args)
         return CallResult(name, True, True, args={k: str(v) for k, v in args.items()})
 
     def layers(self, env: Any) -> list[list[dict[str, Any]]] | None:
