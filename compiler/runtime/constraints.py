@@ -294,10 +294,18 @@ class Checker:
         self, tool: str, batch: list[str], args: Any, spec: Any, index: int
     ) -> list[dict[str, Any]]:
         """Check one call of a round, then count it as attempted whatever the verdict."""
-        event = Event(
-            tool, batch, args, spec, self.types, self.visible, index, "call", self.counters
+        first, later = self.at["call"]
+        found = (
+            _run(
+                first,
+                later,
+                Event(
+                    tool, batch, args, spec, self.types, self.visible, index, "call", self.counters
+                ),
+            )  # fmt: skip
+            if first or later
+            else []  # nothing checks calls: no event to build (the runtime's hot path)
         )
-        found = _run(*self.at["call"], event)
         self.counters.attempt(tool)
         return found
 
@@ -307,8 +315,16 @@ class Checker:
 
     def answer(self, text: str) -> list[dict[str, Any]]:
         """Check a final answer (its own round included) and close its round."""
-        event = Event("", at="answer", counters=self.counters, answer=strip_thinking(text))
-        found = _run(*self.at["answer"], event)
+        first, later = self.at["answer"]
+        found = (
+            _run(
+                first,
+                later,
+                Event("", at="answer", counters=self.counters, answer=strip_thinking(text)),
+            )  # fmt: skip
+            if first or later
+            else []
+        )
         self.counters.close_round([])
         return found
 

@@ -24,10 +24,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from scn.diagnostics import ScnDataError
+from scn.runtime.results import CallResult
 
 if TYPE_CHECKING:
     from scn.runtime.env import Env
-    from scn.runtime.results import CallResult
 
 #: The name of the core's own success rule (`harness { success goals }` names it explicitly).
 DEFAULT_SUCCESS = "goals"
@@ -124,12 +124,11 @@ class Protocol:
         It must give exactly the tool's parameters, each of a datatype the agent holds and with a
         value `unheld` accepts; a valid call is `admitted`. A protocol whose calls hold values
         otherwise overrides those two, not this loop."""
-        from scn.runtime.results import CallResult
-
         wrong = wrong_arguments(name, spec, args)
         if wrong is not None:
             return CallResult(name, False, False, error=wrong)
-        for pname, datatype in ((p["name"], p["datatype"]) for p in spec["params"]):
+        for param in spec["params"]:
+            pname, datatype = param["name"], param["datatype"]
             if datatype not in env.held:
                 return CallResult(
                     name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
@@ -148,8 +147,6 @@ class Protocol:
 
     def admitted(self, name: str, args: dict[str, Any]) -> Any:
         """The `CallResult` of a call `admit` accepted (the base runs it on the held values)."""
-        from scn.runtime.results import CallResult
-
         return CallResult(name, True, True)
 
     def execute(self, env: Env, checked: CallResult) -> CallResult | None:
