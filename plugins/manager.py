@@ -243,8 +243,9 @@ def _dist_name(dist: importlib.metadata.Distribution) -> str:
 
 def _discover(
     pm: ScnPluginManager,
-) -> tuple[dict[str, tuple[str, str]], list[Problem]]:
-    """Map each `scn` entry point name to `(value, distribution name)`, reporting conflicts.
+) -> tuple[dict[str, tuple[str, str, importlib.metadata.EntryPoint]], list[Problem]]:
+    """Map each `scn` entry point name to `(value, distribution name, entry point)`, reporting
+    conflicts.
 
     Looks entry points up exactly as pluggy's `load_setuptools_entrypoints` does, through
     `importlib.metadata.distributions()`. The same distribution found twice on `sys.path` (an
@@ -252,17 +253,19 @@ def _discover(
     such a name is not loaded at all (which of the two was meant cannot be known). Records each
     name's distribution and version in `pm.origins`.
     """
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, str, importlib.metadata.EntryPoint]] = {}
     problems: list[Problem] = []
     conflicting: set[str] = set()
     for dist in list(importlib.metadata.distributions()):
-        for ep in dist.entry_points:
-            if ep.group != ENTRY_POINT_GROUP:
-                continue
+        ours = [ep for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP]
+        if not ours:
+            continue
+        name_of_dist = _dist_name(dist)  # parses METADATA: once per distribution, and only ours
+        for ep in ours:
             previous = found.get(ep.name)
             if previous is None:
-                found[ep.name] = (ep.value, _dist_name(dist))
-                pm.origins[ep.name] = (_dist_name(dist), _dist_version(dist))
+                found[ep.name] = (ep.value, name_of_dist, ep)
+                pm.origins[ep.name] = (name_of_dist, _dist_version(dist))
             elif previous[0] != ep.value:
                 conflicting.add(ep.name)
                 problems.append(
@@ -271,7 +274,7 @@ def _discover(
                         _diag(
                             f"entry point '{ep.name}' in group '{ENTRY_POINT_GROUP}' is declared "
                             f"twice: {previous[0]!r} by distribution '{previous[1]}' and "
-                            f"{ep.value!r} by distribution '{_dist_name(dist)}'"
+                            f"{ep.value!r} by distribution '{name_of_dist}'"
                         ),
                     )
                 )
@@ -303,9 +306,11 @@ def _load_entry_points(pm: ScnPluginManager, selected: frozenset[str] | None) ->
     for name in sorted(found):
         if selected is not None and name not in selected:
             continue
-        value, dist = found[name]
-        try:
-            pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name)
+        value, dist, entry_point = found[name]
+        if pm.has_plugin(name) or pm.is_blocked(name):
+            continue
+        try:  # loaded from the one scan above (pluggy's loader rescans every distribution)
+            pm.register(entry_point.load(), name=name)
         except pluggy.PluginValidationError as exc:
             _forget(pm, name, exc.plugin)
             problems.append(

@@ -172,7 +172,7 @@ def plugin_summaries(
     (the sorted names of the hooks it implements), `registers` (hook name -> the sorted names it
     registered there; empty without `registry`) and `error` (None, or why it was skipped).
     """
-    distinfo = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
+    origins: dict[str, tuple[str, str | None]] = dict(getattr(pm, "origins", {}) or {})
     broken = dict(getattr(pm, "broken", {}) or {})
     if registry is not None:
         broken.update(registry.broken)
@@ -180,7 +180,7 @@ def plugin_summaries(
     for name, plugin in pm.list_name_plugin():
         if plugin is None:  # blocked
             continue
-        dist = distinfo.get(id(plugin))
+        dist, version = origins.get(name, (None, None))
         registers: dict[str, list[str]] = {}
         if registry is not None and name not in broken:
             for kind in KINDS:
@@ -189,8 +189,8 @@ def plugin_summaries(
                     registers[kind.hook] = names
         out[name] = {
             "name": name,
-            "distribution": dist.project_name if dist is not None else None,
-            "version": dist.version if dist is not None else None,
+            "distribution": dist,
+            "version": version,
             "hooks": sorted(caller.name for caller in pm.get_hookcallers(plugin) or ()),
             "registers": registers,
             "error": None,
