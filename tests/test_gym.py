@@ -91,6 +91,8 @@ def test_ground_truth_policy_gets_the_success_bonus(bundle: LoadedBundle) -> Non
             record["outcome"]["success"]
             and record["outcome"]["path"] == record["outcome"]["truth"]["path"]
         )
+        # the record names its metric families as `scn run`'s do (no bundle lookup to score it)
+        assert record["bundle"]["metrics"] == bundle.scenario.get("harness", {}).get("metrics", [])
 
 
 def test_trajectories_score_like_scn_run(travel: LoadedBundle) -> None:

@@ -268,12 +268,7 @@ class ScnGymEnv(gymnasium.Env):
             settings.update({"blocker": self.blocker, "blocks": self.blocks})
         return {
             "schema": run.SCHEMA,
-            "bundle": {
-                "path": str(self.bundle.root),
-                "manifest_sha256": self.bundle.manifest_sha256,
-                "domain": self.bundle.manifest["scenario"]["domain"],
-                "scenario": self.bundle.manifest["scenario"]["name"],
-            },
+            "bundle": run.bundle_record(self.bundle),
             "task": self.env.task_id,
             "agent": agent,
             "settings": settings,

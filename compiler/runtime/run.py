@@ -47,6 +47,19 @@ from scn.trajectory import (
 )
 
 
+def bundle_record(bundle: LoadedBundle, path: str | None = None) -> dict[str, Any]:
+    """The `bundle` block of a trajectory record: which bundle (its hash) and what scores it (the
+    harness's metric families), so `scn score` needs nothing but the file. `path` overrides the
+    bundle's folder (a server names the path its clients know)."""
+    return {
+        "path": str(bundle.root) if path is None else path,
+        "manifest_sha256": bundle.manifest_sha256,
+        "domain": bundle.manifest["scenario"]["domain"],
+        "scenario": bundle.manifest["scenario"]["name"],
+        "metrics": harness_metrics(bundle.scenario),
+    }
+
+
 def episode(
     bundle: LoadedBundle,
     task_id: str,
@@ -82,13 +95,7 @@ def episode(
         observation, _reward, done, _info = env.step(action)
     return {
         "schema": SCHEMA,
-        "bundle": {
-            "path": str(bundle.root),
-            "manifest_sha256": bundle.manifest_sha256,
-            "domain": bundle.manifest["scenario"]["domain"],
-            "scenario": bundle.manifest["scenario"]["name"],
-            "metrics": harness_metrics(bundle.scenario),
-        },
+        "bundle": bundle_record(bundle),
         "task": task_id,
         "agent": agent_name,
         "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol),

@@ -36,7 +36,7 @@ from typing import Any
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.results import CallResult
-from scn.runtime.run import SCHEMA, settings
+from scn.runtime.run import SCHEMA, bundle_record, settings
 
 #: Turns an MCP episode may take before further calls are refused.
 MAX_TURNS = 200
@@ -182,12 +182,7 @@ class Episode:
         self.closed = True
         return {
             "schema": SCHEMA,
-            "bundle": {
-                "path": bundle_path,
-                "manifest_sha256": self.bundle.manifest_sha256,
-                "domain": self.bundle.manifest["scenario"]["domain"],
-                "scenario": self.bundle.manifest["scenario"]["name"],
-            },
+            "bundle": bundle_record(self.bundle, bundle_path),
             "task": self.env.task_id,
             "agent": self.agent,
             "settings": {
