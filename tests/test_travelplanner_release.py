@@ -317,3 +317,30 @@ def test_an_unknown_quirk_is_a_located_compile_error(registry: object) -> None:
             overrides={"scale": "0.02", "split": "train", "quirks": "city_letters,bogus"},
         )
     assert "unknown TravelPlanner quirk(s) bogus" in str(err.value)
+
+
+# ------------------------------------------------------------------ the query text
+def test_queries_state_the_hard_constraints_and_only_those(lb) -> None:
+    """The trip and its hard constraints are in the text, in varied wording; no commonsense
+    rule is (the paper keeps those implicit)."""
+    marks = {
+        "parties": "part",
+        "smoking": "smok",
+        "children under 10": "under 10",
+        "visitors": "visitor",
+        "pets": "pet",
+    }
+    openings = set()
+    for task in lb.tasks.values():
+        q, text = task["info"]["query"], task["query"]
+        openings.add(text.split()[0])
+        assert f"${q['budget']}" in text and q["org"] in text and q["dest"] in text
+        if q["house_rule"]:
+            assert marks[q["house_rule"]] in text.lower().replace("ten", "10")
+        for cuisine in q["cuisine"] or []:
+            assert cuisine in text
+        if q["transportation"]:
+            assert ("fly" in text or "flight" in text) or "drive" in text
+        for implicit in ("minimum", "twice", "repeat", "sandbox", "conflict"):
+            assert implicit not in text.lower()
+    assert len(openings) >= 4
