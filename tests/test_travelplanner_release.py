@@ -344,3 +344,37 @@ def test_queries_state_the_hard_constraints_and_only_those(lb) -> None:
         for implicit in ("minimum", "twice", "repeat", "sandbox", "conflict"):
             assert implicit not in text.lower()
     assert len(openings) >= 4
+
+
+def test_ambiguous_nights_skipped(lb) -> None:
+    """With substring names a stay's name can match several rows: the release then skips the
+    minimum-nights check, where the first match is read otherwise."""
+    db = lb.world.db
+
+    def shared_prefix(city: str) -> tuple[str, dict[str, Any]] | None:
+        rows = db.by_city["accommodations"].get(city, [])
+        for row in rows:
+            prefix = row["NAME"].split()[0]
+            matches = [r for r in rows if prefix in r["NAME"]]
+            if len(matches) >= 2 and matches[0]["minimum nights"] > 2:
+                return prefix, matches[0]
+        return None
+
+    task, plan = find(
+        lb,
+        lambda q, p: (
+            q["days"] == 3
+            and p[0]["accommodation"] is not None
+            and shared_prefix(p[0]["accommodation"]["city"]) is not None
+        ),
+    )
+    city = plan[0]["accommodation"]["city"]
+    prefix, first = shared_prefix(city)
+    for day in plan[:2]:
+        day["accommodation"] = {"name": prefix, "city": city}
+    _, found = judge(lb, task, plan, "substring_names")
+    needs = int(first["minimum nights"])
+    problem = f"{prefix} needs at least {needs} nights; the plan stays 2"
+    assert problem in found["is_valid_accommodation"]
+    _, found = judge(lb, task, plan, "substring_names,ambiguous_nights_skipped")
+    assert "is_valid_accommodation" not in found
