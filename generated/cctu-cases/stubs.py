@@ -56,6 +56,76 @@ def _fixed(value: str, success: bool, output: str) -> dict[str, Any]:
     return {"ok": False, "error": value, "trusted": False}
 
 
+def tool_album_band_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the band that recorded an album."""
+    return backend.lookup(
+        "album_band_finder",
+        {
+            "Album": args.get("album"),
+        },
+        "Band",
+    )
+
+
+def tool_album_label_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the record label that released an album."""
+    return backend.lookup(
+        "album_label_finder",
+        {
+            "Album": args.get("album"),
+        },
+        "RecordLabel",
+    )
+
+
+def tool_album_release_year(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the year an album was released."""
+    return backend.lookup(
+        "album_release_year",
+        {
+            "Album": args.get("album"),
+        },
+        "AlbumYear",
+    )
+
+
+def tool_band_genre_classifier(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Classifies the musical genre of a band."""
+    return backend.lookup(
+        "band_genre_classifier",
+        {
+            "Band": args.get("band"),
+        },
+        "Genre",
+    )
+
+
+def tool_band_origin_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the town a band was formed in."""
+    return backend.lookup(
+        "band_origin_lookup",
+        {
+            "Band": args.get("band"),
+        },
+        "BandHometown",
+    )
+
+
 def tool_birthplace_population_finder(
     backend: Backend,
     args: dict[str, Any],
@@ -81,6 +151,48 @@ def tool_champion_trophy_count(
             "Champion": args.get("club"),
         },
         "TrophyCount",
+    )
+
+
+def tool_chemist_award_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the best-known award a chemist received."""
+    return backend.lookup(
+        "chemist_award_lookup",
+        {
+            "Chemist": args.get("chemist"),
+        },
+        "ChemistAward",
+    )
+
+
+def tool_chemist_birth_year(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the year a chemist was born."""
+    return backend.lookup(
+        "chemist_birth_year",
+        {
+            "Chemist": args.get("chemist"),
+        },
+        "BirthYear",
+    )
+
+
+def tool_chemist_university_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the university a chemist worked at."""
+    return backend.lookup(
+        "chemist_university_lookup",
+        {
+            "Chemist": args.get("chemist"),
+        },
+        "University",
     )
 
 
@@ -182,6 +294,174 @@ def tool_country_language_lookup(
     )
 
 
+def tool_debut_release_year(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the year a film debut was released."""
+    return backend.lookup(
+        "debut_release_year",
+        {
+            "DebutFilm": args.get("debut"),
+        },
+        "DebutYear",
+    )
+
+
+def tool_debut_studio_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the studio that produced a film debut."""
+    return backend.lookup(
+        "debut_studio_finder",
+        {
+            "DebutFilm": args.get("debut"),
+        },
+        "Studio",
+    )
+
+
+def tool_director_award_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the most important prize a director won."""
+    return backend.lookup(
+        "director_award_finder",
+        {
+            "Director": args.get("director"),
+        },
+        "DirectorAward",
+    )
+
+
+def tool_director_debut_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the first feature film of a director."""
+    return backend.lookup(
+        "director_debut_lookup",
+        {
+            "Director": args.get("director"),
+        },
+        "DebutFilm",
+    )
+
+
+def tool_dish_calorie_estimator(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Estimates the calories of one serving of a dish."""
+    return backend.lookup(
+        "dish_calorie_estimator",
+        {
+            "Dish": args.get("dish"),
+        },
+        "Calories",
+    )
+
+
+def tool_dish_main_ingredient(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the main ingredient of a dish."""
+    return backend.lookup(
+        "dish_main_ingredient",
+        {
+            "Dish": args.get("dish"),
+        },
+        "MainIngredient",
+    )
+
+
+def tool_dish_origin_locator(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Locates the region a dish comes from."""
+    return backend.lookup(
+        "dish_origin_locator",
+        {
+            "Dish": args.get("dish"),
+        },
+        "CuisineRegion",
+    )
+
+
+def tool_element_atomic_number(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the atomic number of an element."""
+    return backend.lookup(
+        "element_atomic_number",
+        {
+            "Element": args.get("element"),
+        },
+        "AtomicNumber",
+    )
+
+
+def tool_element_discoverer_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the chemist who first isolated an element."""
+    return backend.lookup(
+        "element_discoverer_finder",
+        {
+            "Element": args.get("element"),
+        },
+        "Chemist",
+    )
+
+
+def tool_film_budget_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the production budget of a film."""
+    return backend.lookup(
+        "film_budget_lookup",
+        {
+            "Film": args.get("film"),
+        },
+        "FilmBudget",
+    )
+
+
+def tool_film_director_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the director of a film."""
+    return backend.lookup(
+        "film_director_finder",
+        {
+            "Film": args.get("film"),
+        },
+        "Director",
+    )
+
+
+def tool_film_runtime_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the running time of a film."""
+    return backend.lookup(
+        "film_runtime_lookup",
+        {
+            "Film": args.get("film"),
+        },
+        "Runtime",
+    )
+
+
 def tool_historical_figure_info(
     backend: Backend,
     args: dict[str, Any],
@@ -193,6 +473,34 @@ def tool_historical_figure_info(
             "Philosopher": args.get("figure"),
         },
         "Birthplace",
+    )
+
+
+def tool_hometown_population_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the population of a town."""
+    return backend.lookup(
+        "hometown_population_lookup",
+        {
+            "BandHometown": args.get("town"),
+        },
+        "TownPopulation",
+    )
+
+
+def tool_hometown_venue_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the best-known concert venue of a town."""
+    return backend.lookup(
+        "hometown_venue_finder",
+        {
+            "BandHometown": args.get("town"),
+        },
+        "Venue",
     )
 
 
@@ -449,6 +757,34 @@ def tool_politician_reform_finder(
     )
 
 
+def tool_port_cargo_volume(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the yearly cargo volume of a port."""
+    return backend.lookup(
+        "port_cargo_volume",
+        {
+            "Port": args.get("port"),
+        },
+        "CargoVolume",
+    )
+
+
+def tool_port_operator_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the company that runs a port."""
+    return backend.lookup(
+        "port_operator_lookup",
+        {
+            "Port": args.get("port"),
+        },
+        "PortOperator",
+    )
+
+
 def tool_province_capital_lookup(
     backend: Backend,
     args: dict[str, Any],
@@ -505,6 +841,132 @@ def tool_reform_year_finder(
     )
 
 
+def tool_region_spice_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the signature spice of a culinary region."""
+    return backend.lookup(
+        "region_spice_finder",
+        {
+            "CuisineRegion": args.get("region"),
+        },
+        "Spice",
+    )
+
+
+def tool_region_wine_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the typical wine of a culinary region."""
+    return backend.lookup(
+        "region_wine_lookup",
+        {
+            "CuisineRegion": args.get("region"),
+        },
+        "Wine",
+    )
+
+
+def tool_river_length_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the length of a river."""
+    return backend.lookup(
+        "river_length_finder",
+        {
+            "River": args.get("river"),
+        },
+        "RiverLength",
+    )
+
+
+def tool_river_mouth_locator(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the sea a river flows into."""
+    return backend.lookup(
+        "river_mouth_locator",
+        {
+            "River": args.get("river"),
+        },
+        "Sea",
+    )
+
+
+def tool_river_source_locator(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Locates the source of a river."""
+    return backend.lookup(
+        "river_source_locator",
+        {
+            "River": args.get("river"),
+        },
+        "RiverSource",
+    )
+
+
+def tool_sea_depth_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the greatest depth of a sea."""
+    return backend.lookup(
+        "sea_depth_lookup",
+        {
+            "Sea": args.get("sea"),
+        },
+        "SeaDepth",
+    )
+
+
+def tool_sea_port_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the busiest port on a sea."""
+    return backend.lookup(
+        "sea_port_finder",
+        {
+            "Sea": args.get("sea"),
+        },
+        "Port",
+    )
+
+
+def tool_spice_color_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Describes the color of a spice."""
+    return backend.lookup(
+        "spice_color_lookup",
+        {
+            "Spice": args.get("spice"),
+        },
+        "SpiceColor",
+    )
+
+
+def tool_spice_market_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the market best known for trading a spice."""
+    return backend.lookup(
+        "spice_market_lookup",
+        {
+            "Spice": args.get("spice"),
+        },
+        "SpiceMarket",
+    )
+
+
 def tool_team_coach_lookup(
     backend: Backend,
     args: dict[str, Any],
@@ -547,10 +1009,46 @@ def tool_team_stadium_finder(
     )
 
 
+def tool_university_founder_finder(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Names the founder of a university."""
+    return backend.lookup(
+        "university_founder_finder",
+        {
+            "University": args.get("university"),
+        },
+        "UniversityFounder",
+    )
+
+
+def tool_university_motto_lookup(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns the motto of a university."""
+    return backend.lookup(
+        "university_motto_lookup",
+        {
+            "University": args.get("university"),
+        },
+        "Motto",
+    )
+
+
 #: Tool name -> stub. Callers check arguments first; a stub only answers.
 TOOLS = {
+    "album_band_finder": tool_album_band_finder,
+    "album_label_finder": tool_album_label_finder,
+    "album_release_year": tool_album_release_year,
+    "band_genre_classifier": tool_band_genre_classifier,
+    "band_origin_lookup": tool_band_origin_lookup,
     "birthplace_population_finder": tool_birthplace_population_finder,
     "champion_trophy_count": tool_champion_trophy_count,
+    "chemist_award_lookup": tool_chemist_award_lookup,
+    "chemist_birth_year": tool_chemist_birth_year,
+    "chemist_university_lookup": tool_chemist_university_lookup,
     "city_climate_retriever": tool_city_climate_retriever,
     "city_mayor_lookup": tool_city_mayor_lookup,
     "city_population_retriever": tool_city_population_retriever,
@@ -558,7 +1056,21 @@ TOOLS = {
     "country_capital_lookup": tool_country_capital_lookup,
     "country_currency_finder": tool_country_currency_finder,
     "country_language_lookup": tool_country_language_lookup,
+    "debut_release_year": tool_debut_release_year,
+    "debut_studio_finder": tool_debut_studio_finder,
+    "director_award_finder": tool_director_award_finder,
+    "director_debut_lookup": tool_director_debut_lookup,
+    "dish_calorie_estimator": tool_dish_calorie_estimator,
+    "dish_main_ingredient": tool_dish_main_ingredient,
+    "dish_origin_locator": tool_dish_origin_locator,
+    "element_atomic_number": tool_element_atomic_number,
+    "element_discoverer_finder": tool_element_discoverer_finder,
+    "film_budget_lookup": tool_film_budget_lookup,
+    "film_director_finder": tool_film_director_finder,
+    "film_runtime_lookup": tool_film_runtime_lookup,
     "historical_figure_info": tool_historical_figure_info,
+    "hometown_population_lookup": tool_hometown_population_lookup,
+    "hometown_venue_finder": tool_hometown_venue_finder,
     "hotel_rate_finder": tool_hotel_rate_finder,
     "invention_inventor_lookup": tool_invention_inventor_lookup,
     "invention_year_lookup": tool_invention_year_lookup,
@@ -577,11 +1089,24 @@ TOOLS = {
     "player_stats_retriever": tool_player_stats_retriever,
     "politician_party_lookup": tool_politician_party_lookup,
     "politician_reform_finder": tool_politician_reform_finder,
+    "port_cargo_volume": tool_port_cargo_volume,
+    "port_operator_lookup": tool_port_operator_lookup,
     "province_capital_lookup": tool_province_capital_lookup,
     "province_governor_lookup": tool_province_governor_lookup,
     "province_population_finder": tool_province_population_finder,
     "reform_year_finder": tool_reform_year_finder,
+    "region_spice_finder": tool_region_spice_finder,
+    "region_wine_lookup": tool_region_wine_lookup,
+    "river_length_finder": tool_river_length_finder,
+    "river_mouth_locator": tool_river_mouth_locator,
+    "river_source_locator": tool_river_source_locator,
+    "sea_depth_lookup": tool_sea_depth_lookup,
+    "sea_port_finder": tool_sea_port_finder,
+    "spice_color_lookup": tool_spice_color_lookup,
+    "spice_market_lookup": tool_spice_market_lookup,
     "team_coach_lookup": tool_team_coach_lookup,
     "team_league_finder": tool_team_league_finder,
     "team_stadium_finder": tool_team_stadium_finder,
+    "university_founder_finder": tool_university_founder_finder,
+    "university_motto_lookup": tool_university_motto_lookup,
 }

@@ -44,6 +44,8 @@ def _branches(tools: list[Any], roots: set[str], rng: random.Random, hops: int, 
     """Draw a chain of up to `hops` tools: the first needs only given datatypes, each next one
     consumes the previous one's output (and given datatypes otherwise)."""
     starts = [t for t in tools if t.inputs <= roots and t.name not in used]
+    if hops > 1:  # a multi-hop branch starts where a hop can follow
+        starts = [t for t in starts if any(u.inputs & t.outputs for u in tools)] or starts
     if not starts:
         return []
     chain = [starts[rng.randrange(len(starts))]]
