@@ -681,3 +681,9 @@ def serve(
 
 
 __all__ = ["main", "STAGE_NAMES"]
+
+
+# --- commands defined in their own modules
+from scn import probe_cli  # noqa: E402
+
+main.add_command(probe_cli.probe)
