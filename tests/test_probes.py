@@ -243,3 +243,14 @@ def test_probes_are_deterministic_given_a_seed(verbatim, seed):
         a = play(verbatim, factory(seed), ids[0])
         b = play(verbatim, factory(seed), ids[0])
         assert [s["action"] for s in a["steps"]] == [s["action"] for s in b["steps"]], name
+
+
+def test_backward_chain_probe_solves_requests_that_name_their_datatypes():
+    """PlanBench requests that name canonical datatypes make retrieval an exact lookup."""
+    from scn.plugins.planbench.probes import BackwardChainProbe
+
+    bundle = LoadedBundle.load(GENERATED / "retail-planbench")
+    task_id = next(iter(bundle.tasks))
+    record = play(bundle, BackwardChainProbe(0), task_id, max_steps=100, retrieval=True)
+    assert record["steps"][0]["action"]["type"] == "retrieve"
+    assert record["outcome"]["success"]

@@ -179,8 +179,9 @@ class SprayProbe(Probe):
 
 class CopyValuesProbe(Probe):
     """Copies given values into arguments of the right JSON type regardless of what they mean:
-    each listed tool once, in order, every parameter filled with a held value drawn at random
-    (seeded) among those of the parameter's JSON type and enum; then answers."""
+    each listed tool once, in order, every parameter filled with a value drawn at random
+    (seeded) among the held values of the parameter's JSON type and enum and the enum's members
+    that the request spells out; then answers."""
 
     name = "copy_values"
 
@@ -195,7 +196,7 @@ class CopyValuesProbe(Probe):
         return str(schema.get("type", "string")), tuple(map(str, schema.get("enum") or ()))
 
     def choose(self, observation: dict[str, Any]) -> dict[str, Any] | None:
-        held = observation["held"]
+        held, query = observation["held"], str(observation["query"])
         for name in observation["tools"]:
             spec = self.bundle.tools.get(name)
             if spec is None or name in self.called or not spec["params"]:
@@ -204,9 +205,12 @@ class CopyValuesProbe(Probe):
             for p in spec["params"]:
                 json_type, members = self.kind(p["datatype"])
                 fits = sorted(
-                    str(v)
-                    for d, v in held.items()
-                    if self.kind(d)[0] == json_type and (not members or str(v) in members)
+                    {
+                        str(v)
+                        for d, v in held.items()
+                        if self.kind(d)[0] == json_type and (not members or str(v) in members)
+                    }
+                    | {m for m in members if m in query}  # an enum literal the request spells
                 )
                 if not fits:
                     break
