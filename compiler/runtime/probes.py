@@ -13,6 +13,7 @@ a benchmark's own shortcuts by its plugin). Every probe is deterministic given i
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from typing import Any
@@ -24,6 +25,8 @@ STOPWORDS = frozenset(
     "a an and are as at be by for from give get i in is it its me my of on or please "
     "the that this to what which with you your".split()
 )
+#: The most argument combinations a probe tries per tool (one per entity held).
+MAX_COMBINATIONS = 50
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -63,6 +66,7 @@ class Probe:
         self.task_id = str(task["id"])
         self.rng = random.Random(f"{self.name}:{self.seed}:{self.task_id}")
         self.called: set[str] = set()
+        self.tried: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self.seen: dict[str, None] = {}
         self.answered = False
         self.last_called = False
@@ -78,21 +82,34 @@ class Probe:
                 self.seen.setdefault(str(result["value"]), None)
 
     def callable_now(self, observation: dict[str, Any]) -> list[str]:
-        """Listed tools not called yet whose every input datatype is held, in listed order."""
-        held = observation["held"]
-        out = []
-        for name in observation["tools"]:
-            spec = self.bundle.tools.get(name)
-            if spec is None or name in self.called:
-                continue
-            if all(p["datatype"] in held for p in spec["params"]):
-                out.append(name)
-        return out
+        """Listed tools with inputs held and arguments not tried yet, in listed order."""
+        return [t for t in observation["tools"] if self.next_args(t, observation) is not None]
 
-    def call(self, name: str, held: dict[str, str]) -> dict[str, Any]:
+    def next_args(self, name: str, observation: dict[str, Any]) -> dict[str, str] | None:
+        """The first arguments of `name` not tried yet, made of held values of each input's
+        datatype (every value held, where the protocol shows several: one call per entity)."""
+        spec = self.bundle.tools.get(name)
+        if spec is None:
+            return None
+        values = observation.get("values") or {}
+        held = observation["held"]
+        choices = []
+        for p in spec["params"]:
+            found = values.get(p["datatype"]) or (
+                [held[p["datatype"]]] if p["datatype"] in held else []
+            )
+            if not found:
+                return None
+            choices.append([(p["name"], str(v)) for v in found])
+        for combo in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
+            if (name, combo) not in self.tried:
+                return dict(combo)
+        return None
+
+    def call(self, name: str, observation: dict[str, Any]) -> dict[str, Any]:
+        args = self.next_args(name, observation) or {}
+        self.tried.add((name, tuple(args.items())))
         self.called.add(name)
-        spec = self.bundle.tools[name]
-        args = {p["name"]: held[p["datatype"]] for p in spec["params"]}
         return {"tool": name, "args": args}
 
     def answer(self) -> dict[str, Any]:
@@ -114,7 +131,7 @@ class Probe:
     def one(self, name: str | None, observation: dict[str, Any]) -> dict[str, Any] | None:
         if name is None:
             return None
-        return {"type": "call", **self.call(name, observation["held"])}
+        return {"type": "call", **self.call(name, observation)}
 
 
 class LexicalProbe(Probe):
@@ -131,6 +148,29 @@ class LexicalProbe(Probe):
             if overlap > score:
                 best, score = name, overlap
         return self.one(best, observation)
+
+
+class LexicalBatchProbe(Probe):
+    """Each round, calls at once every callable tool sharing at least two words with the
+    request (else the single best), until none is left; then answers. A lexical client that
+    schedules in parallel, as a compound request's subtasks invite."""
+
+    name = "lexical_batch"
+
+    def choose(self, observation: dict[str, Any]) -> dict[str, Any] | None:
+        query = words(observation["query"])
+        scored = [
+            (len(query & tool_words(self.bundle.tools[t])), t)
+            for t in self.callable_now(observation)
+        ]
+        scored = [(n, t) for n, t in scored if n > 0]
+        if not scored:
+            return None
+        chosen = [t for n, t in scored if n >= 2] or [max(scored, key=lambda x: x[0])[1]]
+        calls = [self.call(t, observation) for t in chosen]
+        if len(calls) == 1:
+            return {"type": "call", **calls[0]}
+        return {"type": "parallel", "calls": calls}
 
 
 class FirstListedProbe(Probe):
@@ -171,7 +211,7 @@ class SprayProbe(Probe):
         found = self.callable_now(observation)
         if not found:
             return None
-        calls = [self.call(t, observation["held"]) for t in found]
+        calls = [self.call(t, observation) for t in found]
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
@@ -289,5 +329,6 @@ PROBES: dict[str, tuple[type[Probe], str]] = {
     "copy_values": (CopyValuesProbe, "held values copied into any argument of the right type"),
     "given_answer": (GivenAnswerProbe, "no call: answers with every given value"),
     "echo": (EchoProbe, "no call: answers with the request itself and the given values"),
+    "lexical_batch": (LexicalBatchProbe, "every tool sharing two words with the request, at once"),
     "first_listed": (FirstListedProbe, "the first listed callable tool, again and again"),
 }
