@@ -42,7 +42,7 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
     "travelplanner": (
         "travel/travelplanner",
         {"scale": "0.1", "split": "validation"},
-        ("final_pass_rate",),
+        ("final_pass_rate", "hard_micro"),
     ),
 }
 #: The issue's bound: a probe may score at most random plus this many points.
