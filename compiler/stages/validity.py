@@ -3,9 +3,11 @@
 Two checks on the compiled bundle, played through the runtime (`Env`) as any agent is:
 
 - Keepable: when the scenario declares constraints that apply to every task (not the per-case
-  ones a generator attaches, which `verify.play_constrained` plays), the oracle must solve every
-  task without breaking one. A constraint the ground truth cannot keep (`call_count max 1` on
+  ones a generator attaches, which `verify.play_constrained` plays), the oracle's calls must
+  break none of them. A constraint the ground truth's calls cannot keep (`call_count max 1` on
   two-call tasks) makes a benchmark nobody can pass; it is an error located at the constraint.
+  What the answer must say (response constraints, a lower bound checked at the answer) is left
+  to the agent: the oracle's bare answer is no evidence either way.
 - Shortcuts: when the harness sets a bound (`probe_margin`, `probe_max`; see `scn.probing`),
   the shortcut probes are played on a seeded sample of tasks (`probe_tasks`, default 20) and a
   probe scoring above the bound is a warning at the harness statement (`CompileContext.warnings`,
@@ -62,6 +64,9 @@ def check_keepable(loaded: Any, ctx: CompileContext, errors: Collector) -> None:
             continue  # carries its own: played by verify.play_constrained
         record = episode(loaded, task_id, OracleAgent(), "oracle")
         for step in record["steps"]:
+            action = step.get("action")
+            if not (isinstance(action, dict) and action.get("type") in ("call", "parallel")):
+                continue  # an answer's text is the agent's to compose, not the ground truth's
             for v in step.get("violations") or []:
                 name = str(v.get("constraint", "?"))
                 first = broken.get(name)

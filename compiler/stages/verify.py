@@ -118,6 +118,8 @@ def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
 
     scenario = bundle.json("scenario.json")
     rules = [c for c in scenario.get("constraints") or [] if c.get("scope") not in JUDGED_ELSEWHERE]
+    # Tasks that carry their own constraints were played by `play_constrained`.
+    rules = rules and [t for t in bundle.jsonl("tasks.jsonl") if "constraints" not in t]
     try:
         bound = bound_of(scenario)
         probing = bound.margin is not None or bound.maximum is not None
