@@ -104,6 +104,16 @@ def test_lexical_probe_passes_verbatim_requests_and_random_does_not(verbatim):
     assert record["steps"][0]["action"]["tool"] == "find_hotel"
 
 
+def test_lexical_batch_probe_calls_every_tool_sharing_two_words_at_once(verbatim):
+    record = play(verbatim, pr.LexicalBatchProbe(0), "a_00001")
+    assert record["steps"][0]["action"] == {
+        "type": "call",
+        "tool": "get_forecast",
+        "args": {"City": verbatim.tasks["a_00001"]["given"]["City"]},
+    }
+    assert record["outcome"]["success"]
+
+
 def test_first_listed_probe_calls_tools_in_listed_order(verbatim):
     record = play(verbatim, pr.FirstListedProbe(0))
     first = record["steps"][0]["action"]
