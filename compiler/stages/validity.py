@@ -2,12 +2,13 @@
 
 Two checks on the compiled bundle, played through the runtime (`Env`) as any agent is:
 
-- Keepable: when the scenario declares constraints that apply to every task (not the per-case
-  ones a generator attaches, which `verify.play_constrained` plays), the oracle's calls must
-  break none of them. A constraint the ground truth's calls cannot keep (`call_count max 1` on
-  two-call tasks) makes a benchmark nobody can pass; it is an error located at the constraint.
-  What the answer must say (response constraints, a lower bound checked at the answer) is left
-  to the agent: the oracle's bare answer is no evidence either way.
+- Keepable: when the scenario declares constraints that cap a count for every task (a `max`
+  parameter; not the per-case ones a generator attaches, which `verify.play_constrained`
+  plays), the ground truth's calls, played in parallel layers and one a turn, must keep them. A
+  cap the ground truth cannot keep (`call_count max 1` on two-call tasks) makes a benchmark
+  nobody can pass; it is an error located at the constraint. What the answer says, how
+  arguments are written and which calls are grouped are the agent's choices: the oracle's way
+  is no evidence either way, so those kinds are not judged here.
 - Shortcuts: when the harness sets a bound (`probe_margin`, `probe_max`; see `scn.probing`),
   the shortcut probes are played on a seeded sample of tasks (`probe_tasks`, default 20) and a
   probe scoring above the bound is a warning at the harness statement (`CompileContext.warnings`,
@@ -45,36 +46,55 @@ def locate(ctx: CompileContext, pattern: str) -> Span | None:
     return None
 
 
+def bounded(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scenario's constraints that cap a count (a `max` parameter: calls, calls of a tool,
+    rounds, width) and are checked during the episode. Only these can be judged from the ground
+    truth alone: how an agent words its arguments, groups its calls or writes its answer is
+    its own choice, and the oracle's way of doing it is no evidence that nobody can."""
+    return [
+        c
+        for c in scenario.get("constraints") or []
+        if c.get("scope") not in JUDGED_ELSEWHERE and "max" in (c.get("params") or {})
+    ]
+
+
+def _broken_at_calls(record: dict[str, Any], names: set[str]) -> dict[str, str]:
+    """The bounded constraints an episode broke at its calls, each with its first message."""
+    out: dict[str, str] = {}
+    for step in record["steps"]:
+        action = step.get("action")
+        if not (isinstance(action, dict) and action.get("type") in ("call", "parallel")):
+            continue  # an answer's text is the agent's to compose, not the ground truth's
+        for v in step.get("violations") or []:
+            name = str(v.get("constraint", "?"))
+            if name in names:
+                out.setdefault(name, str(v.get("message", "")))
+    return out
+
+
 def check_keepable(loaded: Any, ctx: CompileContext, errors: Collector) -> None:
-    """Play the oracle on every task under the scenario's constraints; each constraint it
-    breaks is one located error naming the first task and how many break it."""
-    from scn.runtime.agents import OracleAgent
+    """Play the ground truth on every task under the scenario's bounded constraints, in
+    parallel layers (the oracle) and one call a turn (`sequential`); a constraint both break
+    on some task is one located error naming the first such task and how many there are."""
+    from scn.runtime.agents import OracleAgent, SequentialAgent
     from scn.runtime.run import episode
 
-    declared = [
-        c
-        for c in loaded.scenario.get("constraints") or []
-        if c.get("scope") not in JUDGED_ELSEWHERE
-    ]
-    if not declared:
+    names = {str(c.get("name")) for c in bounded(loaded.scenario)}
+    if not names:
         return
     broken: dict[str, tuple[str, str, int]] = {}
     for task_id, task in loaded.tasks.items():
         if isinstance(task.get("constraints"), list):
             continue  # carries its own: played by verify.play_constrained
-        record = episode(loaded, task_id, OracleAgent(), "oracle")
-        for step in record["steps"]:
-            action = step.get("action")
-            if not (isinstance(action, dict) and action.get("type") in ("call", "parallel")):
-                continue  # an answer's text is the agent's to compose, not the ground truth's
-            for v in step.get("violations") or []:
-                name = str(v.get("constraint", "?"))
+        found = _broken_at_calls(episode(loaded, task_id, OracleAgent(), "oracle"), names)
+        if found:
+            sequential = episode(loaded, task_id, SequentialAgent(), "sequential")
+            again = _broken_at_calls(sequential, set(found))
+            for name in again:
                 first = broken.get(name)
-                if first is None:
-                    broken[name] = (task_id, str(v.get("message", "")), 1)
-                elif first[0] != task_id:
-                    broken[name] = (first[0], first[1], first[2] + 1)
-                break
+                broken[name] = (
+                    (task_id, found[name], 1) if first is None else (*first[:2], first[2] + 1)
+                )
     for name, (task_id, message, count) in sorted(broken.items()):
         span = locate(ctx, rf"\bconstraint\s+({re.escape(name)})\b")
         others = f" (and {count - 1} more tasks)" if count > 1 else ""

@@ -114,10 +114,10 @@ def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
     and cannot be passed for free (the shortcut probes stay under the harness's bound):
     `scn.stages.validity`. Plays through the runtime only when there is something to check."""
     from scn.probing import bound_of
-    from scn.stages.validity import JUDGED_ELSEWHERE, check_keepable, check_probes
+    from scn.stages.validity import bounded, check_keepable, check_probes
 
     scenario = bundle.json("scenario.json")
-    rules = [c for c in scenario.get("constraints") or [] if c.get("scope") not in JUDGED_ELSEWHERE]
+    rules = bounded(scenario)
     # Tasks that carry their own constraints were played by `play_constrained`.
     rules = rules and [t for t in bundle.jsonl("tasks.jsonl") if "constraints" not in t]
     try:
