@@ -201,7 +201,9 @@ def probe_bundle(
         probes = [known[n] for n in wanted]
     agents: list[tuple[str, str, Any, str, str]] = []
     for name in REFERENCES:
-        entry = registry.agents[name]
+        entry = registry.agents.get(name)
+        if entry is None:  # a registry without the built-in plugin
+            continue
         agents.append((name, "reference", entry.factory, entry.doc, entry.plugin))
     actions = bool(ids) and offers_actions(bundle, ids[0], retrieval)
     for entry in probes:

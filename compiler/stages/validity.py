@@ -121,7 +121,8 @@ def check_probes(loaded: Any, ctx: CompileContext, errors: Collector) -> None:
         return
     if bound.margin is None and bound.maximum is None:
         return
-    report = probe_bundle(loaded, tasks=sample_tasks(loaded, size, ctx.seed), seed=ctx.seed)
+    ids = sample_tasks(loaded, size, ctx.seed)
+    report = probe_bundle(loaded, tasks=ids, seed=ctx.seed, registry=ctx.registry)
     limit = report.limit()
     for row in report.passing():
         message = (
