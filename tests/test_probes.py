@@ -264,3 +264,13 @@ def test_backward_chain_probe_solves_requests_that_name_their_datatypes():
     record = play(bundle, BackwardChainProbe(0), task_id, max_steps=100, retrieval=True)
     assert record["steps"][0]["action"]["type"] == "retrieve"
     assert record["outcome"]["success"]
+
+
+def test_probes_copy_enum_literals_the_request_spells():
+    bundle = LoadedBundle.load(GENERATED / "travel-costbench")
+    probe = pr.LexicalProbe(0)
+    probe.begin(bundle, next(iter(bundle.tasks.values())))
+    assert probe.spelled("location_tier", "I want a Major Metropolis, please") == [
+        "major_metropolis"
+    ]
+    assert probe.spelled("location_tier", "somewhere quiet") == []

@@ -49,6 +49,22 @@ def clauses(query: str) -> list[str]:
     return [p.strip() for p in parts if p and p.strip()]
 
 
+_SCHEMAS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def schemas_of(bundle: LoadedBundle) -> dict[str, Any]:
+    """Each datatype's JSON type and enum members (`datatype_schemas`), once per bundle."""
+    from scn.runtime.toolset import datatype_schemas
+
+    key = id(bundle.scenario)
+    cached = _SCHEMAS.get(key)
+    if cached is None or cached[0] is not bundle.scenario:
+        cached = (bundle.scenario, datatype_schemas(bundle.scenario))
+        _SCHEMAS.clear()  # one bundle at a time: probes play one bundle's tasks in a row
+        _SCHEMAS[key] = cached
+    return cached[1]
+
+
 class Probe:
     """The shared loop: `choose` the next calls (None: done), then answer with all seen.
 
@@ -98,6 +114,7 @@ class Probe:
             found = values.get(p["datatype"]) or (
                 [held[p["datatype"]]] if p["datatype"] in held else []
             )
+            found = found or self.spelled(p["datatype"], str(observation["query"]))
             if not found:
                 return None
             choices.append([(p["name"], str(v)) for v in found])
@@ -105,6 +122,17 @@ class Probe:
             if (name, combo) not in self.tried:
                 return dict(combo)
         return None
+
+    def spelled(self, datatype: str, query: str) -> list[str]:
+        """Members of the datatype's enum that the request spells out, as written or with
+        spaces for underscores: a value an agent copies without understanding the request."""
+        schema = schemas_of(self.bundle).get(datatype) or {}
+        text = query.lower()
+        return [
+            str(m)
+            for m in schema.get("enum") or ()
+            if str(m).lower() in text or str(m).lower().replace("_", " ") in text
+        ]
 
     def call(self, name: str, observation: dict[str, Any]) -> dict[str, Any]:
         args = self.next_args(name, observation) or {}
@@ -227,9 +255,7 @@ class CopyValuesProbe(Probe):
 
     def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
         super().begin(bundle, task)
-        from scn.runtime.toolset import datatype_schemas
-
-        self.schemas = datatype_schemas(bundle.scenario)
+        self.schemas = schemas_of(bundle)
 
     def kind(self, datatype: str) -> tuple[str, tuple[str, ...]]:
         schema = self.schemas.get(datatype) or {}
