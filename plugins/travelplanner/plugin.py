@@ -169,3 +169,15 @@ def scn_register_truth_kinds(register: Any) -> None:
         replays=False,
         doc="a reference answer in the task's info, judged by the plan validators at verify",
     )
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.plugins.travelplanner.greedy import GreedyPlanner
+
+    register(
+        "cheapest_everywhere",
+        lambda seed=0: GreedyPlanner(seed),
+        families=["travelplanner"],
+        doc="the cheapest option at every choice (leg, meal, stay), ignoring the request",
+    )
