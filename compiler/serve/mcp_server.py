@@ -189,8 +189,8 @@ class Serving:
             if not session:
                 raise EpisodeRefused(
                     "this request has no MCP session (the 2026-07-28 protocol or a stateless "
-                    "server): name an episode with ?episode=KEY on the endpoint URL or _meta "
-                    "{'scn/episode': KEY}"
+                    "server), so it must name its episode: add ?episode=KEY to the endpoint URL "
+                    f"(a fresh key: {new_key()}) or send _meta {{'scn/episode': KEY}}"
                 )
             mine = self.sessions.get((session, task))
             if mine is not None and self.episodes.find(mine) is not None:
@@ -400,14 +400,17 @@ def http_app(serving: Serving, *, json_response: bool = False, stateless: bool =
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
-        async with contextlib.AsyncExitStack() as stack, anyio.create_task_group() as group:
+        import asyncio
+
+        async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
-            group.start_soon(serving.reap)
+            # a plain task, not a task group: a lifespan must not yield inside a cancel scope
+            reaper = asyncio.get_running_loop().create_task(serving.reap())
             try:
                 yield
             finally:
-                group.cancel_scope.cancel()
+                reaper.cancel()
                 serving.episodes.close()
 
     return Starlette(routes=routes, lifespan=lifespan)
