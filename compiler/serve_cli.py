@@ -130,7 +130,7 @@ _OPTIONS = [
     click.option(
         "--max-connections",
         type=int,
-        default=64,
+        default=256,
         show_default=True,
         help="HTTP: open connections per client address.",
     ),

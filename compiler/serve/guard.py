@@ -32,7 +32,7 @@ from typing import Any
 
 #: Default limits (`scn serve --request-timeout --max-connections`).
 REQUEST_TIMEOUT = 10.0
-PER_CLIENT = 64
+PER_CLIENT = 256
 
 log = logging.getLogger("scn.serve")
 
