@@ -159,12 +159,15 @@ def test_sessions_are_isolated_over_http_and_a_key_joins(
             answer = " ".join(held[g] for g in task["goals"])
             done = await owner.call_tool("scn_submit_answer", {"answer": answer})
             assert json.loads(done.content[0].text)["success"] is True
+        async with Client(f"{url}/mcp?agent=straggler", mode="legacy") as straggler:
+            await straggler.call_tool("scn_get_task", {})  # and never answers
 
     with serving(tmp_path, "--latency-scale", "0", "--task", task["id"]) as s:
         asyncio.run(main(s["url"]))
-        records = read_trajectories(s["log"])
+    records = read_trajectories(s["log"])  # the server has stopped: the straggler is logged
     by_agent = {r["agent"]: r for r in records}
-    assert set(by_agent) == {"intruder", "owner"}  # the helper is never credited
+    assert set(by_agent) == {"intruder", "owner", "straggler"}  # the helper is never credited
+    assert by_agent["straggler"]["outcome"]["abandoned"] == "the server stopped"
     assert by_agent["owner"]["outcome"]["success"] and by_agent["owner"]["task"] == task["id"]
     assert not by_agent["intruder"]["outcome"]["success"]
     assert by_agent["owner"]["settings"]["episode"] != by_agent["intruder"]["settings"]["episode"]

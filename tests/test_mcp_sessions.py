@@ -157,6 +157,23 @@ def test_idle_episodes_are_logged_as_abandoned_and_the_cap_refuses_new_ones(
     assert {r["agent"] for r in read_trajectories(log)} == {"agent-a", "agent-b", "agent-c"}
 
 
+def test_at_the_cap_an_episode_left_long_enough_makes_room(
+    bundle: LoadedBundle, tmp_path: Path
+) -> None:
+    task = next(iter(bundle.tasks))
+    log = tmp_path / "log.jsonl"
+    episodes = Episodes(bundle, log, "test", max_episodes=2, idle_timeout=1000.0)
+    left = episodes.get(task, "left", "x")
+    played = episodes.get(task, "played", "y")
+    left.last_active -= 45  # idle longer than EVICT_AFTER, shorter than the idle timeout
+    third = episodes.get(task, "third", "z")
+    assert set(episodes.open) == {"played", "third"} and third is not played
+    (record,) = read_trajectories(log)
+    assert record["agent"] == "x" and record["outcome"]["abandoned"].startswith("evicted")
+    with pytest.raises(EpisodeRefused):  # both in play: nobody is evicted
+        episodes.get(task, "fourth", "w")
+
+
 def test_an_episode_in_flight_does_not_expire(bundle: LoadedBundle) -> None:
     task = next(iter(bundle.tasks))
     tool, args = first_call(bundle, task)

@@ -51,6 +51,8 @@ MAX_TURNS = 200
 MAX_EPISODES = 1000
 #: Seconds without a call after which an episode is logged as abandoned (`--idle-timeout`).
 IDLE_TIMEOUT = 300.0
+#: At the cap, the episode idle longest is evicted (logged as abandoned) once idle this long.
+EVICT_AFTER = 30.0
 
 
 class EpisodeRefused(Exception):
@@ -264,8 +266,8 @@ class Episodes:
     An episode is logged exactly once: when it is answered, and otherwise as abandoned when it
     has been idle for `idle_timeout` seconds (`expire`), or when the server stops (`close`).
     At most `max_episodes` live at once, so a client that opens episodes and walks away cannot
-    exhaust memory: past the cap a new episode is refused until idle ones expire, and no live
-    one is thrown away.
+    exhaust memory: past the cap the episode idle longest makes room if it has been idle for a
+    while (it is logged as abandoned, never dropped), else a new episode is refused.
     """
 
     def __init__(
@@ -314,16 +316,34 @@ class Episodes:
             found.last_active = time.monotonic()
             return found
         if len(self.open) >= self.max_episodes:
-            self.expire()
-            if len(self.open) >= self.max_episodes:
-                raise EpisodeRefused(
-                    f"the server holds its limit of {self.max_episodes} live episodes; "
-                    "finish one (scn_submit_answer) or try again later"
-                )
+            self.make_room()
         found = self.open[key] = Episode(
             self.bundle, task_id, key, agent, self.blocker, self.blocks, self.turn_window
         )
         return found
+
+    def make_room(self) -> None:
+        """At the cap: expire idle episodes; else log the one idle longest as abandoned if it
+        has been idle for `EVICT_AFTER` seconds (or the idle timeout, if shorter), so a flood
+        of episodes opened and left cannot lock out new clients for long while an episode
+        that is being played (a call within that time) is never evicted.
+
+        Raises:
+            EpisodeRefused: every live episode was used within that time.
+        """
+        self.expire()
+        if len(self.open) < self.max_episodes:
+            return
+        now = time.monotonic()
+        idle = [e for e in self.open.values() if e.in_flight == 0]
+        oldest = min(idle, key=lambda e: e.last_active, default=None)
+        if oldest is not None and now - oldest.last_active > min(EVICT_AFTER, self.idle_timeout):
+            self.abandon(oldest, f"evicted: the server held its limit of {self.max_episodes}")
+            return
+        raise EpisodeRefused(
+            f"the server holds its limit of {self.max_episodes} live episodes; "
+            "finish one (scn_submit_answer) or try again later"
+        )
 
     def finish(self, episode: Episode) -> None:
         """Write a finished episode and forget it (a later call with its key starts anew)."""
