@@ -171,3 +171,38 @@ def test_sessions_are_isolated_over_http_and_a_key_joins(
     assert by_agent["owner"]["outcome"]["success"] and by_agent["owner"]["task"] == task["id"]
     assert not by_agent["intruder"]["outcome"]["success"]
     assert by_agent["owner"]["settings"]["episode"] != by_agent["intruder"]["settings"]["episode"]
+
+
+def test_a_client_that_serializes_calls_gets_its_turns_back(
+    tmp_path: Path, bundle: LoadedBundle
+) -> None:
+    """fastmcp's client awaiting each call in turn, as openai-agents sends a model's parallel
+    calls: with `--turn-window` the calls of one layer form one turn; `_meta` turn labels
+    (fastmcp's `meta=`) say exactly which turn each call is, window or not."""
+    fastmcp = pytest.importorskip("fastmcp")
+    task = max(bundle.tasks.values(), key=lambda t: len(t["truth"]["layers"][0]))
+    layer = [s for s in task["subtasks"] if not s["depends_on"]]
+    assert len(layer) > 1
+
+    async def play(url: str, name: str, labelled: bool) -> None:
+        address = f"{url}/mcp?task={task['id']}&agent={name}&episode={name}"
+        async with fastmcp.Client(address) as client:
+            for turn, s in enumerate(layer, start=1):
+                meta = {"scn/turn": turn} if labelled else None
+                r = await client.call_tool(s["tool"], s["args"], meta=meta)
+                assert r.structured_content["value"] == s["value"]
+            await client.call_tool("scn_submit_answer", {"answer": "-"})
+
+    async def main(url: str) -> None:
+        await play(url, "window", False)
+        await play(url, "labels", True)
+
+    with serving(tmp_path, "--latency-scale", "0", "--turn-window", "60000") as s:
+        asyncio.run(main(s["url"]))
+    records = {r["agent"]: r for r in read_trajectories(s["log"])}
+
+    def turns(record: dict[str, Any]) -> list[int]:
+        return [len(step["results"]) for step in record["steps"] if step["results"]]
+
+    assert turns(records["window"]) == [len(layer)]
+    assert turns(records["labels"]) == [1] * len(layer)
