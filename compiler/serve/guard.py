@@ -10,9 +10,9 @@ out of them, legitimate clients are refused, and every failed `accept()` prints 
   opening, else the connection is closed; and a client (a peer address) holds at most
   `per_client` connections, the process at most `total`. A connection over a cap first evicts
   the same client's (else anyone's) oldest connection that is not being answered (idle, or
-  with a request still arriving), so a newcomer is served even while a flood of half-open
-  connections holds the cap; only when every connection is busy answering is it refused with
-  503. Responses, including long event streams, are never cut.
+  with a request still arriving for over a second), so a newcomer is served even while a flood
+  of half-open connections holds the cap; when none can be closed it is refused with 503.
+  Responses, including long event streams, are never cut.
 - `RateLimit`: a logging filter that lets through a few records of each kind per window and
   then counts the rest, reporting how many were held back, so a flood of bad requests cannot
   fill the disk through stderr.
@@ -65,12 +65,14 @@ def guarded_protocol(limits: Limits) -> type[Any]:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     total = limits.total or connection_budget()
+    grace = min(1.0, limits.request_timeout / 2)
     by_peer: dict[str, list[GuardedH11]] = {}
     count = [0]
     done = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
 
     class GuardedH11(H11Protocol):  # type: ignore[misc]
         _began: float | None = None  #: when the request now arriving began (None: none is)
+        _idle_since = 0.0  #: when the last request arrived in full
         _timer: asyncio.TimerHandle | None = None
         _peer = ""
 
@@ -97,19 +99,30 @@ def guarded_protocol(limits: Limits) -> type[Any]:
             self._arm()
 
         def _evict(self, peers: list[GuardedH11] | None) -> bool:
-            """Close the oldest connection of `peers` (else of anyone) not being answered."""
+            """Close the connection of `peers` (else of anyone) whose request has been arriving
+            longest, if for more than `grace`; else the one idle longest. A connection is
+            never closed in its first `grace` seconds, so a newcomer's request gets read even
+            when a burst of connections arrives behind it."""
             pools = [peers] if peers is not None else list(by_peer.values())
-            candidates = [p for pool in pools for p in pool if p is not self and not p._busy()]
-            if not candidates:
+            now = time.monotonic()
+            incomplete = idle = None
+            for pool in pools:
+                for p in pool:
+                    if p is self or p._busy():
+                        continue
+                    if p._began is None:
+                        if idle is None or p._idle_since < idle._idle_since:
+                            idle = p
+                    elif now - p._began >= grace and (
+                        incomplete is None or p._began < incomplete._began  # type: ignore[operator]
+                    ):
+                        incomplete = p
+            victim = incomplete or idle
+            if victim is None:
                 return False
-            victim = min(candidates, key=lambda p: p._opened)
             log.warning("closed an idle or incomplete connection from %s (cap)", victim._peer)
             victim._drop()
             return True
-
-        @property
-        def _opened(self) -> float:
-            return self._began if self._began is not None else float("inf")
 
         def _busy(self) -> bool:
             """A request read in full and not yet answered (or a stream being sent)."""
@@ -122,6 +135,7 @@ def guarded_protocol(limits: Limits) -> type[Any]:
 
         def _disarm(self) -> None:
             self._began = None
+            self._idle_since = time.monotonic()
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
