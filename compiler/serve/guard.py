@@ -7,12 +7,14 @@ out of them, legitimate clients are refused, and every failed `accept()` prints 
 
 - `GuardedH11` (uvicorn's h11 protocol with two limits): a request must arrive complete (its
   headers and body) within `request_timeout` seconds of its first byte, or of the connection's
-  opening, else the connection is closed; and a client (a peer address) holds at most
-  `per_client` connections, the process at most `total`. A connection over a cap first evicts
-  the same client's (else anyone's) oldest connection that is not being answered (idle, or
-  with a request still arriving for over a second), so a newcomer is served even while a flood
-  of half-open connections holds the cap; when none can be closed it is refused with 503.
-  Responses, including long event streams, are never cut.
+  opening, else the connection is closed; and a client (a peer address) holds about
+  `per_client` connections, the process at most `total` (below its file-descriptor limit). A
+  connection over the client's cap evicts that client's connection whose request has been
+  arriving longest (else the one idle longest), so a newcomer is served even while a flood of
+  half-open connections holds the cap; no connection is evicted in its first second (a burst
+  behind a newcomer cannot close it before its request is read), so during a burst a client
+  may briefly hold more. Over the process's cap a newcomer evicts anyone's such connection or
+  is refused with 503. Responses, including long event streams, are never cut.
 - `RateLimit`: a logging filter that lets through a few records of each kind per window and
   then counts the rest, reporting how many were held back, so a flood of bad requests cannot
   fill the disk through stderr.
@@ -80,8 +82,9 @@ def guarded_protocol(limits: Limits) -> type[Any]:
             super().connection_made(transport)
             self._peer = str(self.client[0]) if self.client else "?"
             peers = by_peer.setdefault(self._peer, [])
-            over = len(peers) >= limits.per_client or count[0] >= total
-            if over and not self._evict(peers if len(peers) >= limits.per_client else None):
+            if len(peers) >= limits.per_client:  # soft: a burst may pass it for a second
+                self._evict(peers)
+            if count[0] >= total and not self._evict(None):  # hard: file descriptors
                 log.warning(
                     "refused a connection from %s: %d open, all being answered",
                     self._peer,
