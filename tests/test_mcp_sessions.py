@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -223,3 +224,68 @@ def test_rate_limited_logging_counts_every_record(events: list[tuple[int, float]
     for times in let.values():
         for t in times:
             assert sum(1 for u in times if t <= u < t + 60.0) <= 2 * 3  # two windows at most
+
+
+# --------------------------------------------------------------------------- fuzzing
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=int(os.environ.get("SCN_FUZZ_EXAMPLES", "60")), deadline=None)
+@given(data=st.data())
+def test_any_call_is_answered_as_a_tool_result_and_logged(
+    bundle: LoadedBundle, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    """Whatever a client sends as tool name, arguments and `_meta`, the server answers with a
+    tool result (never raises), names no server path, and logs every call that reached an
+    episode."""
+    names = sorted(bundle.tools)[:20] + ["scn_submit_answer", "scn_get_task"]
+    tasks = list(bundle.tasks)[:2]
+    log = tmp_path_factory.mktemp("fuzz") / "log.jsonl"
+    serving = Serving(bundle, log=log)
+    root = str(bundle.root.resolve())
+    calls = data.draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(names) | st.text(max_size=30),
+                st.dictionaries(st.text(max_size=10), JSON, max_size=5) | JSON,
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "scn/task": st.sampled_from(tasks) | st.text(max_size=5) | JSON,
+                        "scn/episode": st.sampled_from(["a", "b"]) | JSON,
+                        "scn/turn": JSON,
+                    },
+                ),
+                st.sampled_from(["s1", "s2", None]),
+            ),
+            max_size=8,
+        )
+    )
+
+    async def main() -> int:
+        reached = 0
+        for tool, args, meta, session in calls:
+            context = ctx(session=session, meta=meta, task=tasks[0])
+            if tool in ("scn_submit_answer", "scn_get_task"):
+                result = await serving.control(
+                    tool, args if isinstance(args, dict) else {}, context
+                )
+            else:
+                result = await serving.call(tool, args, context)
+            assert result.content and root not in result.content[0].text
+            if result.meta and "scn/episode" in result.meta and tool != "scn_get_task":
+                reached += tool != "scn_submit_answer" or result.is_error
+        return reached
+
+    reached = asyncio.run(main())
+    serving.episodes.close()
+    records = read_trajectories(log) if log.exists() else []
+    logged = [r for rec in records for s in rec["steps"] for r in s["results"]]
+    assert len(logged) == reached
