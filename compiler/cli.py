@@ -599,96 +599,10 @@ def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -
             click.echo(path)
 
 
-@main.command()
-@click.argument("bundle", type=click.Path(path_type=Path))
-@click.option(
-    "--mcp",
-    "use_mcp",
-    is_flag=True,
-    required=True,
-    help="Serve the bundle's tools as MCP servers (the only protocol so far).",
-)
-@click.option(
-    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
-)
-@click.option(
-    "--host", default="127.0.0.1", show_default=True, help="Loopback address for --transport http."
-)
-@click.option("--port", type=int, default=8000, show_default=True)
-@click.option(
-    "--task",
-    "task_id",
-    default=None,
-    help="Default task of every session (else ?task=ID or _meta scn/task).",
-)
-@click.option(
-    "--server",
-    "server_name",
-    default=None,
-    help="stdio: serve only this server (default: every tool, plus scn_get_task and scn_submit_answer).",
-)
-@click.option(
-    "--log",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Append each episode's trajectory here (for scn score).",
-)
-@click.option(
-    "--latency-scale",
-    type=float,
-    default=0.25,
-    show_default=True,
-    help="Each call takes its tool's latency times this (so parallel calls overlap).",
-)
-@click.option(
-    "--json-response", is_flag=True, help="HTTP: plain JSON responses instead of SSE streams."
-)
-@click.option(
-    "--stateless", is_flag=True, help="HTTP: the SDK's stateless mode (no MCP session ids)."
-)
-@click.option(
-    "--blocker",
-    default=None,
-    help="A blocker the bundle declares, applied per turn in every episode.",
-)
-@click.option(
-    "--blocks", type=int, default=1, show_default=True, help="Events per episode with --blocker."
-)
-@diagnostics_option
-def serve(
-    bundle: Path,
-    use_mcp: bool,
-    transport: str,
-    host: str,
-    port: int,
-    task_id: str | None,
-    server_name: str | None,
-    log: Path | None,
-    latency_scale: float,
-    json_response: bool,
-    stateless: bool,
-    blocker: str | None,
-    blocks: int,
-    diagnostics_format: str,
-) -> None:
-    """Serve a bundle's tools as real MCP servers: /mcp/<server> over HTTP, or stdio."""
-    from scn.serve import serve as run_server
+# --- commands defined in their own modules
+from scn import serve_cli  # noqa: E402
 
-    with _boundary(_Reporter(diagnostics_format)):
-        run_server(
-            bundle,
-            transport=transport,
-            host=host,
-            port=port,
-            task=task_id,
-            server=server_name,
-            log=log,
-            latency_scale=latency_scale,
-            json_response=json_response,
-            stateless=stateless,
-            blocker=blocker,
-            blocks=blocks if blocker else 0,
-        )
+main.add_command(serve_cli.command(_boundary, _Reporter, diagnostics_option))
 
 
 __all__ = ["main", "STAGE_NAMES"]

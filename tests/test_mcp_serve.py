@@ -8,12 +8,7 @@ compiler's solver), never from the serving code.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +19,8 @@ import pytest
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp_serving import BUNDLE, serving  # noqa: E402
+from mcp_serving import scn_command as _scn  # noqa: E402
 
 from scn.regenerate import ROOT  # noqa: E402
 from scn.runtime.bundle import LoadedBundle  # noqa: E402
@@ -31,56 +28,10 @@ from scn.runtime.run import read_trajectories  # noqa: E402
 from scn.scoring.families import load_truth, score_records  # noqa: E402
 from scn.serve.mcp_server import server_tools  # noqa: E402
 
-BUNDLE = ROOT / "multi_mcp-servers"
-SCN = Path(sys.executable).parent / "scn"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _scn() -> list[str]:
-    found = str(SCN) if SCN.exists() else shutil.which("scn")
-    if found is None:
-        pytest.skip("the scn console script is not installed")
-    return [found]
-
 
 @pytest.fixture(scope="module")
 def bundle() -> LoadedBundle:
     return LoadedBundle.load(BUNDLE)
-
-
-@contextlib.contextmanager
-def serving(folder: Path, *extra: str) -> Iterator[dict[str, Any]]:
-    """A `scn serve --transport http` process on a free loopback port, and its log file."""
-    log, errors = folder / "served.jsonl", folder / "stderr.txt"
-    port = _free_port()
-    args = ["serve", str(BUNDLE), "--mcp", "--transport", "http", "--port", str(port)]
-    args += ["--log", str(log), *extra]
-    stderr = errors.open("wb")
-    process = subprocess.Popen([*_scn(), *args], stderr=stderr)
-    try:
-        for _ in range(300):  # up to 30 s for the process to start listening
-            if process.poll() is not None:
-                raise AssertionError(errors.read_text())
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        else:
-            raise AssertionError("scn serve did not start listening")
-        yield {"url": f"http://127.0.0.1:{port}", "log": log, "process": process}
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-        stderr.close()
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +178,7 @@ def test_http_calls_get_the_bundles_answers_and_are_scored(
                         "task": task["id"],
                         "query": task["query"],
                         "given": task.get("values") or task["given"],
+                        "episode": mode,
                     }
                     results = await play_layers(client, bundle, task, mode == "parallel")
                 for expected, r in results:
@@ -331,7 +283,7 @@ def test_unlabelled_concurrent_calls_form_one_turn(bundle: LoadedBundle, tmp_pat
     assert len(layers[0]) > 1 and "entities" in task  # a fan-out task: one tool per entity
 
     async def main(url: str) -> None:
-        async with Client(f"{url}/mcp?task={task['id']}&agent=plain") as client:
+        async with Client(f"{url}/mcp?task={task['id']}&agent=plain&episode=plain") as client:
             await play_fan_out(client, bundle, task, True, labelled=False)
 
     # latencies are 20 ms and more, so each call stays in flight for at least 100 ms
@@ -345,27 +297,32 @@ def test_unlabelled_concurrent_calls_form_one_turn(bundle: LoadedBundle, tmp_pat
 # --------------------------------------------------------------------------- malformed requests
 
 
-def test_malformed_requests_get_mcp_errors_and_the_server_keeps_serving(
+def test_bad_calls_are_tool_errors_the_model_can_read_and_are_logged(
     http: dict[str, Any], bundle: LoadedBundle
 ) -> None:
+    """As the MCP specification says for tools: input errors are tool results with isError
+    (not JSON-RPC errors), and every attempt is in the episode's trajectory."""
     task = next(iter(bundle.tasks.values()))
     tool = task["truth"]["layers"][0][0]
     good = args_for(bundle, tool, task["given"])
     name = next(iter(good))
+    bad_calls = [
+        ("no_such_tool", {}),
+        (tool, {}),  # missing arguments
+        (tool, {**good, "extra": "x"}),
+        (tool, {**good, name: 7}),  # not a string
+        (tool, {name: "x" * 70_000}),  # over the argument limit
+        ("scn_submit_answer", {"answer": 3}),
+    ]
 
     async def main() -> None:
-        url = f"{http['url']}/mcp?task={task['id']}&episode=malformed"
+        url = f"{http['url']}/mcp?task={task['id']}&episode=malformed&agent=careless"
         async with Client(url) as client:
-            bad_calls = [
-                ("no_such_tool", {}),
-                (tool, {}),  # missing arguments
-                (tool, {**good, "extra": "x"}),
-                (tool, {**good, name: 7}),  # not a string
-                (tool, {name: "x" * 70_000}),  # over the argument limit
-            ]
             for bad_tool, bad_args in bad_calls:
-                with pytest.raises(MCPError):
-                    await client.call_tool(bad_tool, bad_args)
+                result = await client.call_tool(bad_tool, bad_args)
+                assert result.is_error, (bad_tool, bad_args)
+                text = result.content[0].text
+                assert text and "/" not in text.replace("n/a", ""), text  # no server path
             with pytest.raises(MCPError):  # a body over the SDK's 4 MiB limit: HTTP 413
                 await client.call_tool(tool, {name: "y" * (5 * 1024 * 1024)})
         async with Client(url) as client:
@@ -373,15 +330,22 @@ def test_malformed_requests_get_mcp_errors_and_the_server_keeps_serving(
             assert not result.is_error
             output = result.structured_content["output"]
             assert result.structured_content["value"] == task["truth"]["answer"][output]
+            await client.call_tool("scn_submit_answer", {"answer": "I give up"})
         async with Client(f"{http['url']}/mcp/{'weather'}?task=no-such-task") as client:
             weather = next(t for t in bundle.tools if bundle.tools[t].get("server") == "weather")
-            with pytest.raises(MCPError, match="no-such-task"):
-                await client.call_tool(
-                    weather, {p["name"]: "x" for p in bundle.tools[weather]["params"]}
-                )
+            refused = await client.call_tool(
+                weather, {p["name"]: "x" for p in bundle.tools[weather]["params"]}
+            )
+            assert refused.is_error and "no-such-task" in refused.content[0].text
 
     run(main())
     assert http["process"].poll() is None, "the server is still running"
+    (record,) = [r for r in read_trajectories(http["log"]) if r["agent"] == "careless"]
+    calls = [r for s in record["steps"] for r in s["results"]]
+    assert [c["tool"] for c in calls] == [t for t, _ in bad_calls] + [tool]
+    assert [c["valid"] for c in calls] == [False] * len(bad_calls) + [True]
+    assert record["outcome"]["invalid_calls"] == len(bad_calls)
+    assert record["outcome"]["ended"] == "answered"
 
 
 # --------------------------------------------------------------------------- stdio
@@ -416,10 +380,8 @@ def test_stdio_serves_one_server_and_logs_the_episode(bundle: LoadedBundle, tmp_
             result = await client.call_tool(tool, args_for(bundle, tool, task["given"]))
             output = result.structured_content["output"]
             assert result.structured_content["value"] == task["truth"]["answer"][output]
-            with pytest.raises(MCPError):
-                await client.call_tool("no_such_tool", {})
-            with pytest.raises(MCPError):
-                await client.call_tool(tool, {"nope": "1"})
+            for bad in (("no_such_tool", {}), (tool, {"nope": "1"})):
+                assert (await client.call_tool(*bad)).is_error
             again = await client.call_tool(tool, args_for(bundle, tool, task["given"]))
             assert not again.is_error
 
@@ -430,8 +392,12 @@ def test_stdio_serves_one_server_and_logs_the_episode(bundle: LoadedBundle, tmp_
         time.sleep(0.1)
     (record,) = read_trajectories(log)
     assert record["task"] == task["id"] and record["settings"]["transport"] == "stdio"
-    assert [r["tool"] for s in record["steps"] for r in s["results"]] == [tool, tool]
+    calls = [r for s in record["steps"] for r in s["results"]]
+    assert [r["tool"] for r in calls] == [tool, "no_such_tool", tool, tool]
+    assert [r["valid"] for r in calls] == [True, False, False, True]
     assert record["outcome"]["answer"] is None  # no final answer was given
+    assert record["outcome"]["ended"] == "abandoned"
+    assert "client left" in record["outcome"]["abandoned"]
 
 
 # --------------------------------------------------------------------------- other bundles
@@ -511,7 +477,9 @@ def test_a_swapped_tool_changes_the_listing_and_notifies_the_client(
 
     async def main(url: str) -> list[list[str]]:
         listings = []
+        # the 2026-07-28 protocol has no sessions: a client names its episode
         address = f"{url}/mcp?task={task_id}&agent=mcp-oracle"
+        address += "&episode=swap" if mode == "auto" else ""
         async with Client(address, message_handler=handler, mode=mode) as client:
             agent = AGENTS["oracle"][0]()
             agent.begin(bundle, task)

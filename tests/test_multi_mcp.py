@@ -200,12 +200,16 @@ def test_closing_writes_every_open_episode_with_its_last_turn(
     tool = task["truth"]["layers"][0][0]
     args = {p["name"]: task["given"][p["datatype"]] for p in full.tools[tool]["params"]}
     episodes.get(task["id"], "one", "unit").call(tool, args)
-    episodes.get(task["id"], "idle", "unit")  # started but never called: nothing to write
+    episodes.get(task["id"], "idle", "unit")  # started, never called: abandoned all the same
     episodes.close()
-    (record,) = read_trajectories(log)
+    record, idle = read_trajectories(log)
     assert record["settings"]["episode"] == "one"
     assert [r["tool"] for s in record["steps"] for r in s["results"]] == [tool]
     assert record["outcome"]["answer"] is None and not record["outcome"]["success"]
+    assert idle["settings"]["episode"] == "idle" and idle["steps"] == []
+    for r in (record, idle):
+        assert r["outcome"]["ended"] == "abandoned" and not r["outcome"]["success"]
+        assert r["outcome"]["abandoned"] == "the server stopped"
 
 
 # --------------------------------------------------------------------------- blockers

@@ -11,7 +11,12 @@ form a turn. The rule, in order:
    that waits for each answer before the next call is therefore strictly sequential, and one
    that sends several requests together is parallel. Each call stays in flight for its tool's
    latency times `latency_scale` (0 answers at once), which is what makes concurrent requests
-   overlap.
+   overlap;
+3. with a turn window (`turn_window` seconds, `scn serve --turn-window MS`), a call that arrives
+   within the window after the open turn's last call was answered still joins that turn. Some
+   frameworks (openai-agents) send the calls a model asked for in one message one after
+   another, each awaited; they arrive milliseconds apart, while a model's next message takes
+   far longer than any sensible window, so the window restores the model's own grouping.
 
 Every call of a turn is checked against what the agent held when the turn opened, exactly as
 `Env` checks a parallel batch: a dependent call sent in the same turn as its producer fails
@@ -29,7 +34,9 @@ truth is re-solved after it.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +47,21 @@ from scn.runtime.run import SCHEMA, bundle_record, settings
 
 #: Turns an MCP episode may take before further calls are refused.
 MAX_TURNS = 200
+#: Live episodes one server keeps at most (`scn serve --max-episodes`): each holds an `Env`.
+MAX_EPISODES = 1000
+#: Seconds without a call after which an episode is logged as abandoned (`--idle-timeout`).
+IDLE_TIMEOUT = 300.0
+#: At the cap, the episode idle longest is evicted (logged as abandoned) once idle this long.
+EVICT_AFTER = 30.0
+
+
+class EpisodeRefused(Exception):
+    """A request that cannot have an episode (the message is safe to show the client)."""
+
+
+def new_key() -> str:
+    """An episode key nobody can guess: only a client it was given to can join the episode."""
+    return "e-" + secrets.token_urlsafe(12)
 
 
 class Episode:
@@ -53,10 +75,14 @@ class Episode:
         agent: str,
         blocker: str | None = None,
         blocks: int = 0,
+        turn_window: float = 0.0,
     ) -> None:
         self.bundle = bundle
         self.key = key
         self.agent = agent
+        self.turn_window = turn_window
+        self.last_active = self.last_answered = time.monotonic()
+        self.ended: str | None = None  #: why the episode was abandoned ("answered" if not)
         self.env = Env(bundle, task_id, max_steps=MAX_TURNS, blocker=blocker, blocks=blocks)
         self.env.reset()
         self.firing = False  #: the open turn is the one the next blocker event fires at
@@ -118,17 +144,31 @@ class Episode:
                 out["latency_ms"] = latency
         return out
 
-    def call(self, tool: str, args: Any, label: Any = None) -> CallResult:
+    def _in_window(self) -> bool:
+        """Whether an unlabelled call arriving now still joins the open turn (see rule 3)."""
+        return (
+            self.turn_window > 0
+            and bool(self.turn_calls)
+            and time.monotonic() - self.last_answered <= self.turn_window
+        )
+
+    def call(
+        self, tool: str, args: Any, label: Any = None, refused: str | None = None
+    ) -> CallResult:
         """Run one call in the right turn and return its result (never raises).
 
-        The caller must call `finish_call()` once the call's simulated latency has passed.
+        `refused` records a call the server turned down before the runtime saw it (an unknown
+        tool on that endpoint, arguments over the size limit): it is logged as an invalid call
+        with that message, without its arguments. The caller must call `finish_call()` once the
+        call's simulated latency has passed.
         """
+        self.last_active = time.monotonic()
         if self.closed or self.env.done:
             return CallResult(str(tool), False, False, error="the episode is over")
         if label is not None:
             if self.turn_calls and label != self.turn_label:
                 self._close_turn()
-        elif self.in_flight == 0:
+        elif self.in_flight == 0 and not self._in_window():
             self._close_turn()
         env = self.env
         first = not self.turn_calls
@@ -137,6 +177,8 @@ class Episode:
                 return CallResult(str(tool), False, False, error=f"more than {MAX_TURNS} turns")
             self.turn_label = label
             self.firing = env.firing()  # the turn a planned blocker event fires at
+        if refused is not None:
+            return self._refused(str(tool), refused)
         env.restore(self.snapshot)  # every call of a turn sees the turn's start state
         checked = env.check(tool, args)
         self.turn_checked.append(checked)
@@ -154,6 +196,14 @@ class Episode:
         self.in_flight += 1
         return result
 
+    def _refused(self, tool: str, error: str) -> CallResult:
+        result = CallResult(tool, False, False, error=error)
+        self.turn_checked.append(result)
+        self.turn_calls.append({"tool": tool, "args": {}})
+        self.turn_results.append(result)
+        self.in_flight += 1
+        return result
+
     def latency_ms(self, tool: str) -> float:
         """The call's latency in this episode (a `slow` blocker may have stretched it)."""
         base = self.bundle.tools[tool].get("latency_ms") or 0.0
@@ -163,23 +213,34 @@ class Episode:
         """End the open turn if it is unlabelled and none of its calls is in flight (the next
         call would open a new turn anyway): a tool listing asks what holds now, so the turn's
         blocker events must have been applied. A labelled turn ends only with its label."""
-        if self.in_flight == 0 and self.turn_label is None and not self.closed:
+        if (
+            self.in_flight == 0
+            and self.turn_label is None
+            and not self.closed
+            and not self._in_window()
+        ):
             self._close_turn()
 
     def finish_call(self) -> None:
         self.in_flight = max(0, self.in_flight - 1)
+        self.last_active = self.last_answered = time.monotonic()
 
     def answer(self, text: str) -> dict[str, Any]:
         """End the episode with a final answer; return its outcome."""
         self._close_turn()
         self.env.step({"type": "answer", "answer": str(text)})
         self.closed = True
+        self.ended = "answered"
         return self.env.outcome()
 
     def record(self, bundle_path: str, transport: str) -> dict[str, Any]:
-        """Return the episode's trajectory record (closing an open turn first)."""
+        """Return the episode's trajectory record (closing an open turn first).
+
+        Its outcome says how the episode ended: `ended` is "answered" or "abandoned", and an
+        abandoned one names why (`abandoned`: idle, the server stopped, the client left)."""
         self._close_turn()
         self.closed = True
+        reason = None if self.ended == "answered" else (self.ended or "never answered")
         return {
             "schema": SCHEMA,
             "bundle": bundle_record(self.bundle, bundle_path),
@@ -191,15 +252,22 @@ class Episode:
                 "episode": self.key,
             },
             "steps": self.env.steps,
-            "outcome": self.env.outcome(),
+            "outcome": {
+                **self.env.outcome(),
+                "ended": "abandoned" if reason else "answered",
+                "abandoned": reason,
+            },
         }
 
 
 class Episodes:
-    """Every episode of one server process, keyed by (task, episode key), and the log they go to.
+    """Every live episode of one server process, keyed by episode key, and the log they go to.
 
-    Finished episodes are appended to the log at once (one JSON line each, flushed); episodes
-    still open when the server stops are written by `close()`.
+    An episode is logged exactly once: when it is answered, and otherwise as abandoned when it
+    has been idle for `idle_timeout` seconds (`expire`), or when the server stops (`close`).
+    At most `max_episodes` live at once, so a client that opens episodes and walks away cannot
+    exhaust memory: past the cap the episode idle longest makes room if it has been idle for a
+    while (it is logged as abandoned, never dropped), else a new episode is refused.
     """
 
     def __init__(
@@ -209,47 +277,108 @@ class Episodes:
         transport: str,
         blocker: str | None = None,
         blocks: int = 0,
+        *,
+        max_episodes: int = MAX_EPISODES,
+        idle_timeout: float = IDLE_TIMEOUT,
+        turn_window: float = 0.0,
     ) -> None:
         self.bundle = bundle
         self.log = log
         self.transport = transport
         self.blocker = blocker
         self.blocks = blocks
-        self.open: dict[tuple[str, str], Episode] = {}
+        self.max_episodes = max_episodes
+        self.idle_timeout = idle_timeout
+        self.turn_window = turn_window
+        self.open: dict[str, Episode] = {}
         self.lock = threading.Lock()
         if log is not None:
             log.parent.mkdir(parents=True, exist_ok=True)
 
+    def find(self, key: str) -> Episode | None:
+        """The live episode of `key`, if any."""
+        return self.open.get(key)
+
     def get(self, task_id: str, key: str, agent: str) -> Episode:
-        """Return the open episode for (task, key), starting it on first use.
+        """Return the live episode of `key`, starting it (for `task_id`, credited to `agent`) on
+        first use. A later user of the key joins it and is never credited.
 
         Raises:
+            EpisodeRefused: the key's episode plays another task, or too many are live.
             ScnDataError: the bundle has no such task.
         """
-        found = self.open.get((task_id, key))
-        if found is None:
-            found = self.open[(task_id, key)] = Episode(
-                self.bundle, task_id, key, agent, self.blocker, self.blocks
-            )
+        found = self.open.get(key)
+        if found is not None:
+            if found.env.task_id != task_id:
+                raise EpisodeRefused(
+                    f"episode {key!r} plays task {found.env.task_id!r}, not {task_id!r}"
+                )
+            found.last_active = time.monotonic()
+            return found
+        if len(self.open) >= self.max_episodes:
+            self.make_room()
+        found = self.open[key] = Episode(
+            self.bundle, task_id, key, agent, self.blocker, self.blocks, self.turn_window
+        )
         return found
+
+    def make_room(self) -> None:
+        """At the cap: expire idle episodes; else log the one idle longest as abandoned if it
+        has been idle for `EVICT_AFTER` seconds (or the idle timeout, if shorter), so a flood
+        of episodes opened and left cannot lock out new clients for long while an episode
+        that is being played (a call within that time) is never evicted.
+
+        Raises:
+            EpisodeRefused: every live episode was used within that time.
+        """
+        self.expire()
+        if len(self.open) < self.max_episodes:
+            return
+        now = time.monotonic()
+        idle = [e for e in self.open.values() if e.in_flight == 0]
+        oldest = min(idle, key=lambda e: e.last_active, default=None)
+        if oldest is not None and now - oldest.last_active > min(EVICT_AFTER, self.idle_timeout):
+            self.abandon(oldest, f"evicted: the server held its limit of {self.max_episodes}")
+            return
+        raise EpisodeRefused(
+            f"the server holds its limit of {self.max_episodes} live episodes; "
+            "finish one (scn_submit_answer) or try again later"
+        )
 
     def finish(self, episode: Episode) -> None:
         """Write a finished episode and forget it (a later call with its key starts anew)."""
-        self.open.pop((episode.env.task_id, episode.key), None)
+        if self.open.get(episode.key) is episode:
+            del self.open[episode.key]
         self._write(episode)
 
+    def abandon(self, episode: Episode, reason: str) -> None:
+        """Log a live episode as abandoned (`reason`) and forget it."""
+        episode.ended = reason
+        self.finish(episode)
+
+    def expire(self, now: float | None = None) -> int:
+        """Log every episode idle for longer than the timeout as abandoned; return how many."""
+        now = time.monotonic() if now is None else now
+        idle = [
+            e
+            for e in self.open.values()
+            if e.in_flight == 0 and now - e.last_active > self.idle_timeout
+        ]
+        for episode in idle:
+            self.abandon(episode, f"idle for more than {self.idle_timeout:g} s")
+        return len(idle)
+
     def _write(self, episode: Episode) -> None:
+        record = episode.record(str(self.bundle.root), self.transport)
         if self.log is None:
             return
-        record = episode.record(str(self.bundle.root), self.transport)
         line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
         with self.lock, self.log.open("a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
 
-    def close(self) -> None:
-        """Write every episode still open (the server is stopping)."""
+    def close(self, reason: str = "the server stopped") -> None:
+        """Log every episode still live as abandoned (the server is stopping)."""
         for episode in list(self.open.values()):
-            if episode.env.steps or episode.turn_calls:  # a session that did something
-                self._write(episode)
+            self.abandon(episode, reason)
         self.open.clear()

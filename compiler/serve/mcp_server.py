@@ -15,23 +15,31 @@ Layout (what an MCP client connects to):
 - `/mcp/scn`: only the control tools, `scn_get_task` (the task's query and the values it gives)
   and `scn_submit_answer(answer)` (the final answer, which ends and logs the episode).
 
-Which task a call plays, and in which episode: `_meta["scn/task"]` and `_meta["scn/episode"]`
-on the call, else the endpoint URL's query (`/mcp/maps?task=hard-003&episode=run7`), else the
-server's `--task` and the episode `default`. All endpoints of one process share episodes, so a
-client with fifteen server connections plays one episode. How calls become turns is described
-in `scn.serve.episodes`.
+Which task a call plays: `_meta["scn/task"]` on the call, else the endpoint URL's query
+(`/mcp/maps?task=hard-003`), else the server's `--task`; a server started with `--task` plays
+that task only. Which episode: `_meta["scn/episode"]`, else `?episode=KEY`, else the calling
+MCP session's own episode, under a key the server makes up and nobody can guess. So an episode
+belongs to the session that opened it: another client reaches it only by presenting its key,
+which the opening client is given (in `scn_get_task`'s answer and in every tool result's
+`_meta["scn/episode"]`) and may hand on, for instance to its other server connections. The
+episode is credited to the agent of the session that opened it; a joining client is not. A
+request without an MCP session (the 2026-07-28 protocol, `--stateless`) must name its episode.
+How calls become turns is described in `scn.serve.episodes`.
 
-Errors: an unknown tool, arguments that are not an object of the tool's string parameters, or
-arguments over `MAX_ARGUMENT_BYTES` get a JSON-RPC error (INVALID_PARAMS) and touch no
-episode; an HTTP body over the SDK's limit gets 413. A call that is well formed but not
-possible in the episode (an input not held yet, a wrong value) is a tool result with
-`isError: true` and the runtime's message, and is recorded like any invalid call.
+Errors, as the MCP specification (2025-11-25) says for tools: a call the model could correct
+(an unknown tool, missing, unknown or non-string arguments, arguments over
+`MAX_ARGUMENT_BYTES`, a call the episode does not allow yet) is a tool result with
+`isError: true` and a message, and is logged in the episode's trajectory as an invalid call.
+Only a request that is not a `tools/call` at all (arguments that are not an object) is a
+JSON-RPC error, from the SDK. An HTTP body over the SDK's limit gets 413. No message names a
+path on the server's machine.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -39,13 +47,19 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
-from mcp.shared.exceptions import MCPError
 
-from scn.diagnostics import ScnDataError, ScnError
+from scn.diagnostics import ScnDataError
 from scn.runtime import effects, protocols
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
-from scn.serve.episodes import Episode, Episodes
+from scn.serve.episodes import (
+    IDLE_TIMEOUT,
+    MAX_EPISODES,
+    Episode,
+    EpisodeRefused,
+    Episodes,
+    new_key,
+)
 
 #: Largest JSON size of one call's arguments (bytes).
 MAX_ARGUMENT_BYTES = 64 * 1024
@@ -100,11 +114,32 @@ class Serving:
         latency_scale: float = 0.0,
         blocker: str | None = None,
         blocks: int = 0,
+        idle_timeout: float = IDLE_TIMEOUT,
+        max_episodes: int = MAX_EPISODES,
+        turn_window: float = 0.0,
     ) -> None:
         self.bundle = bundle
         self.task = task
         self.latency_scale = latency_scale
-        self.episodes = Episodes(bundle, log, transport, blocker, blocks)
+        self.episodes = Episodes(
+            bundle,
+            log,
+            transport,
+            blocker,
+            blocks,
+            max_episodes=max_episodes,
+            idle_timeout=idle_timeout,
+            turn_window=turn_window,
+        )
+        #: each MCP session's own episode key, by (session id, task)
+        self.sessions: dict[tuple[str, str], str] = {}
+        #: text that must not reach a client (where the bundle and the server live)
+        self.private = sorted(
+            {str(bundle.root), str(bundle.root.resolve()), os.getcwd(), os.path.expanduser("~")}
+            - {"", "/", "~"},
+            key=len,
+            reverse=True,
+        )
         self.params = {
             name: {p["name"] for p in spec["params"]} for name, spec in bundle.tools.items()
         }
@@ -116,54 +151,109 @@ class Serving:
             Env(bundle, task or next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
 
     # ------------------------------------------------------------ sessions
-    def episode(self, ctx: Any) -> Episode:
-        """Return the episode a request belongs to (see the module docstring)."""
+    def public(self, text: str) -> str:
+        """`text` without the server's paths (the bundle's folder is named by its name only)."""
+        for private in self.private:
+            text = text.replace(private, "<server>")
+        return text
+
+    def episode(self, ctx: Any, create: bool = True) -> Episode | None:
+        """Return the episode a request belongs to (see the module docstring); None when it has
+        none yet and `create` is false.
+
+        Raises:
+            EpisodeRefused: no task, another task than `--task`, no session and no key, a key
+                whose episode plays another task, or the live-episode cap.
+        """
         meta = ctx.meta or {}
-        query = getattr(getattr(ctx, "request", None), "query_params", None) or {}
+        request = getattr(ctx, "request", None)
+        query = getattr(request, "query_params", None) or {}
         task = meta.get("scn/task") or query.get("task") or self.task
         if not task:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                "no task selected: start the server with --task ID, add ?task=ID to the "
-                "endpoint URL, or send _meta {'scn/task': ID}",
+            raise EpisodeRefused(
+                "no task selected: add ?task=ID to the endpoint URL or send _meta "
+                "{'scn/task': ID} (the server was started without --task)"
             )
-        key = str(meta.get("scn/episode") or query.get("episode") or "default")
+        task = str(task)
+        if self.task is not None and task != self.task:
+            raise EpisodeRefused(f"this server plays task {self.task!r} only, not {task!r}")
+        if task not in self.bundle.tasks:
+            raise EpisodeRefused(f"no task {task[:200]!r} in this bundle")
+        key = meta.get("scn/episode") or query.get("episode")
+        if key is not None:
+            key = str(key)
+            if not 0 < len(key) <= 200:
+                raise EpisodeRefused("an episode key has 1 to 200 characters")
+        else:
+            session = "stdio" if request is None else request.headers.get("mcp-session-id")
+            if not session:
+                raise EpisodeRefused(
+                    "this request has no MCP session (the 2026-07-28 protocol or a stateless "
+                    "server), so it must name its episode: add ?episode=KEY to the endpoint URL "
+                    f"(a fresh key: {new_key()}) or send _meta {{'scn/episode': KEY}}"
+                )
+            mine = self.sessions.get((session, task))
+            if mine is not None and self.episodes.find(mine) is not None:
+                key = mine
+            elif not create:
+                return None
+            else:
+                key = new_key()
+                self.prune_sessions()
+                self.sessions[(session, task)] = key
+        if not create:
+            return self.episodes.find(key)
         client = meta.get("io.modelcontextprotocol/clientInfo") or {}
-        agent = str(query.get("agent") or f"mcp:{client.get('name', 'client')}")
-        try:
-            return self.episodes.get(str(task), key, agent)
-        except ScnError as e:
-            raise MCPError(types.INVALID_PARAMS, str(e)) from None
+        if not client:
+            params = getattr(getattr(ctx, "session", None), "client_params", None)
+            info = getattr(params, "client_info", None)
+            client = {"name": getattr(info, "name", None) or "client"}
+        agent = str(query.get("agent") or f"mcp:{client.get('name', 'client')}")[:200]
+        return self.episodes.get(task, key, agent)
 
-    def check_arguments(self, tool: str, args: Any) -> None:
-        """Refuse malformed calls with a protocol error before they reach an episode."""
-        params = self.params[tool]
-        if args is None:
-            args = {}
+    def prune_sessions(self) -> None:
+        """Forget sessions whose episode has ended (bounded by the live-episode cap)."""
+        if len(self.sessions) > 2 * self.episodes.max_episodes:
+            live = self.episodes.open
+            self.sessions = {k: v for k, v in self.sessions.items() if v in live}
+
+    def check_arguments(self, tool: str, args: Any) -> str | None:
+        """Why a call's arguments are over the size limit (None: they are not); the runtime
+        checks the rest (an object of exactly the tool's string parameters)."""
         if not isinstance(args, dict):
-            raise MCPError(types.INVALID_PARAMS, f"{tool}: arguments must be an object")
-        if len(json.dumps(args, default=str)) > MAX_ARGUMENT_BYTES:
-            raise MCPError(
-                types.INVALID_PARAMS, f"{tool}: arguments exceed {MAX_ARGUMENT_BYTES} bytes"
-            )
-        missing = sorted(params - set(args))
-        extra = sorted(set(args) - params)
-        wrong = sorted(k for k, v in args.items() if k in params and not isinstance(v, str))
-        if missing or extra or wrong:
-            parts = (
-                ([f"missing {', '.join(missing)}"] if missing else [])
-                + ([f"unknown {', '.join(extra)}"] if extra else [])
-                + ([f"not a string: {', '.join(wrong)}"] if wrong else [])
-            )
-            raise MCPError(types.INVALID_PARAMS, f"{tool}: wrong arguments ({'; '.join(parts)})")
+            return None
+        try:
+            size = len(json.dumps(args, default=str))
+        except (TypeError, ValueError, RecursionError):
+            return f"{tool}: arguments must be JSON"
+        if size > MAX_ARGUMENT_BYTES:
+            return f"{tool}: arguments exceed {MAX_ARGUMENT_BYTES} bytes"
+        return None
+
+    def failed(self, text: str, episode: Episode | None = None) -> types.CallToolResult:
+        """A tool result with `isError` (the model reads the message and may correct itself)."""
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=self.public(text))],
+            is_error=True,
+            meta={"scn/episode": episode.key} if episode is not None else None,
+        )
 
     # ------------------------------------------------------------ calls
-    async def call(self, tool: str, args: Any, ctx: Any) -> types.CallToolResult:
-        self.check_arguments(tool, args)
-        episode = self.episode(ctx)
+    async def call(
+        self, tool: str, args: Any, ctx: Any, refused: str | None = None
+    ) -> types.CallToolResult:
+        """Play one tool call in its episode; every call, good or bad, is logged there."""
+        try:
+            episode = self.episode(ctx)
+        except EpisodeRefused as e:
+            return self.failed(str(e))
+        assert episode is not None
         label = (ctx.meta or {}).get("scn/turn")
+        if args is None:
+            args = {}
+        refused = refused or self.check_arguments(tool, args)
         listed = frozenset(episode.env.unlisted)
-        result = episode.call(tool, args, label)
+        result = episode.call(tool, args, label, refused=refused)
         await self.notify_listing(episode, listed, ctx)
         try:
             if self.latency_scale > 0 and result.valid:
@@ -174,10 +264,9 @@ class Serving:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=str(result.value))],
                 structured_content={"output": result.output, "value": result.value},
+                meta={"scn/episode": episode.key},
             )
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=str(result.error))], is_error=True
-        )
+        return self.failed(str(result.error), episode)
 
     async def notify_listing(self, episode: Episode, before: frozenset[str], ctx: Any) -> None:
         """Send notifications/tools/list_changed if the episode's listing is not `before` (a
@@ -187,21 +276,43 @@ class Serving:
                 await ctx.session.send_tool_list_changed()
 
     async def control(self, tool: str, args: dict[str, Any], ctx: Any) -> types.CallToolResult:
-        episode = self.episode(ctx)
+        try:
+            episode = self.episode(ctx)
+        except EpisodeRefused as e:
+            return self.failed(str(e))
+        assert episode is not None
         if tool == "scn_get_task":
             task = episode.env.task
             given = task.get("values") or task["given"]  # a fan-out task gives lists of values
-            text = json.dumps({"task": task["id"], "query": task["query"], "given": given})
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+            text = json.dumps(
+                {"task": task["id"], "query": task["query"], "given": given, "episode": episode.key}
+            )
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text)],
+                meta={"scn/episode": episode.key},
+            )
         answer = args.get("answer")
+        wrong = None
         if not isinstance(answer, str) or set(args) != {"answer"}:
-            raise MCPError(types.INVALID_PARAMS, "scn_submit_answer takes one string, answer")
-        if len(answer) > MAX_ARGUMENT_BYTES:
-            raise MCPError(types.INVALID_PARAMS, f"answers are at most {MAX_ARGUMENT_BYTES} bytes")
+            wrong = "scn_submit_answer takes one argument, answer, a string"
+        elif len(answer) > MAX_ARGUMENT_BYTES:
+            wrong = f"answers are at most {MAX_ARGUMENT_BYTES} bytes"
+        if wrong is not None:  # logged like any other call the model got wrong
+            episode.call(tool, {}, (ctx.meta or {}).get("scn/turn"), refused=wrong)
+            episode.finish_call()
+            return self.failed(wrong, episode)
         outcome = episode.answer(answer)
         self.episodes.finish(episode)
         text = json.dumps({"success": outcome["success"], "calls": outcome["calls"]})
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+    async def reap(self, every: float | None = None) -> None:
+        """Log idle episodes as abandoned, forever (run beside the server)."""
+        every = every or max(0.05, min(5.0, self.episodes.idle_timeout / 4))
+        while True:
+            await anyio.sleep(every)
+            self.episodes.expire()
+            self.prune_sessions()
 
     # ------------------------------------------------------------ servers
     def server(self, name: str, entries: list[dict[str, Any]], control: bool) -> Server[Any]:
@@ -218,8 +329,10 @@ class Serving:
             if not unlisted:
                 return listing
             try:  # the session's episode: a swapped tool is listed as its sibling meanwhile
-                episode = self.episode(ctx)
-            except MCPError:  # no task selected yet: the listing every episode starts with
+                episode = self.episode(ctx, create=False)
+            except EpisodeRefused:  # no task selected yet: the listing every episode starts with
+                return listing
+            if episode is None:  # listing opens no episode: only a call does
                 return listing
             listed = frozenset(episode.env.unlisted)
             episode.settle()  # a turn with nothing in flight is over: apply its events
@@ -228,13 +341,13 @@ class Serving:
             return types.ListToolsResult(tools=[t for t in tools if t.name not in off])
 
         async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-            if params.name not in names:
-                raise MCPError(
-                    types.INVALID_PARAMS, f"unknown tool {params.name!r} on server {name!r}"
-                )
             if params.name in controls:
                 return await self.control(params.name, params.arguments or {}, ctx)
-            return await self.call(params.name, params.arguments, ctx)
+            unknown = None
+            if params.name not in names:
+                listed = ", ".join(sorted(names - unlisted)[:50])
+                unknown = f"unknown tool {params.name[:200]!r} on server {name!r} (tools: {listed})"
+            return await self.call(params.name[:200], params.arguments, ctx, refused=unknown)
 
         version = str(self.bundle.manifest.get("compiler", {}).get("version", ""))
         schemas = {t.name: t.input_schema for t in tools}
@@ -287,12 +400,17 @@ def http_app(serving: Serving, *, json_response: bool = False, stateless: bool =
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        import asyncio
+
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers:
                 await stack.enter_async_context(manager.run())
+            # a plain task, not a task group: a lifespan must not yield inside a cancel scope
+            reaper = asyncio.get_running_loop().create_task(serving.reap())
             try:
                 yield
             finally:
+                reaper.cancel()
                 serving.episodes.close()
 
     return Starlette(routes=routes, lifespan=lifespan)
@@ -311,7 +429,9 @@ async def serve_stdio(serving: Serving, server_name: str | None) -> None:
         )
     server = servers[key]
     try:
-        async with stdio_server() as (read, write):
+        async with stdio_server() as (read, write), anyio.create_task_group() as group:
+            group.start_soon(serving.reap)
             await server.run(read, write, server.create_initialization_options())
+            group.cancel_scope.cancel()
     finally:
-        serving.episodes.close()
+        serving.episodes.close("the client left (stdio closed)")
