@@ -604,11 +604,9 @@ from scn import serve_cli  # noqa: E402
 
 main.add_command(serve_cli.command(_boundary, _Reporter, diagnostics_option))
 
-
-__all__ = ["main", "STAGE_NAMES"]
-
-
-# --- commands defined in their own modules
 from scn import probe_cli  # noqa: E402
 
 main.add_command(probe_cli.probe)
+
+
+__all__ = ["main", "STAGE_NAMES"]
