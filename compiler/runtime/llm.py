@@ -49,6 +49,9 @@ from openai.types.chat import ChatCompletion
 
 from scn.runtime import world
 from scn.runtime.bundle import LoadedBundle
+from scn.runtime.failures import EndpointError, is_infrastructure
+from scn.runtime.generation import GenerationSettings
+from scn.runtime.harness import Harness, effective, render
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
 
@@ -199,6 +202,24 @@ class _RequestFailed(Exception):
         super().__init__(_describe(error))
         self.error = error
         self.retries = retries
+        self.status: int | None = getattr(error, "status_code", None)
+
+    def endpoint_error(self) -> EndpointError | None:
+        """The infrastructure failure this is (None: the model's own, e.g. context overflow)."""
+        if not is_infrastructure(self.status, str(self)):
+            return None
+        return EndpointError(
+            f"request failed after {self.retries} retries: {self}",
+            status=self.status,
+            retries=self.retries,
+        )
+
+
+def _values_text(held: dict[str, Any]) -> str:
+    return "\n".join(
+        f"- {datatype}: {value if isinstance(value, str) else ', '.join(value)}"
+        for datatype, value in held.items()
+    )
 
 
 def make_client(
@@ -222,11 +243,19 @@ class OpenAIAgent:
         api_key_env: The environment variable holding the key ("EMPTY" when it is unset).
         timeout: Seconds one request may take before it counts as failed (and is retried).
         max_retries: How many times a failed request is tried again.
-        temperature: Sampling temperature.
+        temperature: Sampling temperature (`generation` wins when given).
         parallel_tool_calls: Whether the model may make several calls in one turn.
         client: An `OpenAI` client to share between agents (see `openai_agent_factory`).
         backoff: First retry delay in seconds; it doubles per retry, with jitter.
         max_backoff: The longest delay between two tries, seconds.
+        generation: Every decoding setting (`scn.runtime.generation`); fields left None take
+            the scenario's harness defaults.
+        prompts: Prompt files replacing the scenario's, by role (`--prompt ROLE=PATH`).
+        strategy: The strategy played, one the scenario's harness offers (default: its first).
+
+    A request that fails after every retry on the endpoint's side (connection, timeout, 5xx,
+    429, a refused key, an unknown model) raises `EndpointError`: the episode failed to run and
+    is not a result (`scn.runtime.failures`).
     """
 
     def __init__(
@@ -236,14 +265,25 @@ class OpenAIAgent:
         api_key_env: str = "OPENAI_API_KEY",
         timeout: float = 60,
         max_retries: int = 3,
-        temperature: float = 0.0,
-        parallel_tool_calls: bool = True,
+        temperature: float | None = None,
+        parallel_tool_calls: bool | None = None,
         *,
         client: OpenAI | None = None,
         backoff: float = 0.5,
         max_backoff: float = 20.0,
+        generation: GenerationSettings | None = None,
+        prompts: dict[str, str | Path] | None = None,
+        strategy: str | None = None,
     ) -> None:
         self.model = model
+        self.generation = generation or GenerationSettings(
+            temperature=temperature, parallel_tool_calls=parallel_tool_calls
+        )
+        self.prompt_files = dict(prompts or {})
+        self.asked_strategy = strategy
+        self.harness: Harness = Harness()
+        self.strategy: str | None = None
+        self.settings = self.generation
         self.base_url = base_url
         self.api_key_env = api_key_env
         self.timeout = timeout
@@ -269,17 +309,8 @@ class OpenAIAgent:
         """Start a conversation for one task."""
         self.bundle = bundle
         self.task = task
-        self.messages = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {
-                "role": "user",
-                "content": _user_message(
-                    task,
-                    dict(task.get("values") or task.get("given", {})),
-                    world.rules(bundle.scenario),
-                ),
-            },
-        ]
+        self.prepare(bundle)
+        self.messages = self.first_messages(bundle, task)
         self.step_log = []
         self.pending = []
         #: (call id, action type, protocol) of a protocol action's call awaiting its answer
@@ -307,7 +338,7 @@ class OpenAIAgent:
         request: dict[str, Any] = {
             "model": self.model,
             "messages": self.messages,
-            "temperature": self.temperature,
+            **self.body,
         }
         self.protocol = _protocol(observation)
         offered = dict(getattr(self.protocol, "llm_tools", None) or {})
@@ -315,7 +346,7 @@ class OpenAIAgent:
         tools = [*offered.values(), *tools]
         if tools:
             request["tools"] = tools
-            request["parallel_tool_calls"] = self.parallel_tool_calls
+            request.update(self.tools_body)
         entry: dict[str, Any] = {
             "model": self.model,
             "prompt_tokens": None,
@@ -336,6 +367,9 @@ class OpenAIAgent:
             response, retries, latency = self._create(request)
         except _RequestFailed as failed:
             entry.update(retries=failed.retries, error=str(failed), wall_ms=_ms(started))
+            endpoint = failed.endpoint_error()
+            if endpoint is not None:
+                raise endpoint from None
             return {
                 "type": "answer",
                 "answer": "",
@@ -356,6 +390,84 @@ class OpenAIAgent:
         choice = choices[0]
         entry["finish_reason"] = getattr(choice, "finish_reason", None)
         return self._action(choice.message, entry)
+
+    # ------------------------------------------------------------ harness
+    def prepare(self, bundle: LoadedBundle) -> None:
+        """Settle the harness, strategy and request fields for a bundle (once per bundle)."""
+        if getattr(self, "_prepared", None) is bundle.scenario:
+            return
+        self.harness = effective(bundle.scenario, self.prompt_files)
+        self.strategy = self.harness.strategy(self.asked_strategy)
+        settings = self.generation
+        defaults = {
+            k: v for k, v in self.harness.generation.items() if getattr(settings, k, 0) is None
+        }
+        if defaults:
+            from attrs import evolve
+
+            settings = evolve(settings, **defaults)
+        if settings.temperature is None and "temperature" not in settings.extra_body:
+            from attrs import evolve
+
+            settings = evolve(settings, temperature=0.0)
+        self.settings = settings
+        self.body = settings.body()
+        self.tools_body = settings.tools_body()
+        if self.harness.scheduling == "sequential" and settings.parallel_tool_calls is None:
+            self.tools_body = {"parallel_tool_calls": False}
+        self._prepared = bundle.scenario
+
+    def prompt_values(self, bundle: LoadedBundle, task: dict[str, Any]) -> dict[str, Any]:
+        """What a prompt template's `$name` fields are filled with for a task."""
+        held = dict(task.get("values") or task.get("given", {}))
+        rules = world.rules(bundle.scenario)
+        spec = self.harness
+        return {
+            "query": str(task["query"]).strip(),
+            "values": _values_text(held),
+            "rules": "\n".join(f"- {r}" for r in rules or ()),
+            "goals": ", ".join(task.get("goals") or ()),
+            "max_steps": spec.max_steps if spec.max_steps is not None else "",
+            "calls_per_step": spec.calls_per_step or "",
+            "answer_tag": spec.answer_tag or "",
+            "tools": ", ".join(bundle.visible_tools(task)),
+            "strategy": self.strategy or "",
+        }
+
+    def first_messages(self, bundle: LoadedBundle, task: dict[str, Any]) -> list[dict[str, Any]]:
+        """The system and user messages that open a task's conversation."""
+        prompts = self.harness.prompts
+        if not prompts:
+            system = SYSTEM_PROMPT
+            user = _user_message(
+                task,
+                dict(task.get("values") or task.get("given", {})),
+                world.rules(bundle.scenario),
+            )
+            return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        values = self.prompt_values(bundle, task)
+        system = render(prompts.get("system", SYSTEM_PROMPT), values).strip()
+        if self.strategy and self.strategy in prompts:
+            system += "\n\n" + render(prompts[self.strategy], values).strip()
+        if "user" in prompts:
+            user = render(prompts["user"], values).strip()
+        else:
+            user = _user_message(
+                task,
+                dict(task.get("values") or task.get("given", {})),
+                world.rules(bundle.scenario),
+            )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def harness_record(self, bundle: LoadedBundle) -> dict[str, Any]:
+        """The trajectory's `harness` block: model, endpoint, decoding, prompts, rules, strategy."""
+        self.prepare(bundle)
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "generation": self.settings.record(),
+            **self.harness.record(self.strategy),
+        }
 
     # ------------------------------------------------------------ replies
     def _action(self, message: Any, entry: dict[str, Any]) -> dict[str, Any]:
@@ -505,8 +617,8 @@ def openai_agent_factory(
     api_key_env: str = "OPENAI_API_KEY",
     timeout: float = 60,
     max_retries: int = 3,
-    temperature: float = 0.0,
-    parallel_tool_calls: bool = True,
+    temperature: float | None = None,
+    parallel_tool_calls: bool | None = None,
     **options: Any,
 ) -> Callable[[], OpenAIAgent]:
     """Return a factory of `OpenAIAgent`s sharing one client (one connection pool).

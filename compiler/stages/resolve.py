@@ -103,7 +103,24 @@ ARITY: dict[str, dict[str, Arity]] = {
         "describe": ONE,
     },
     "backend": {"records": ONE, "pool": PAIR},
-    "harness": {"metrics": LIST, "protocol": ONE, "success": ONE},
+    "harness": {
+        "metrics": LIST,
+        "protocol": ONE,
+        "success": ONE,
+        # how a model is run (scn.runtime.harness): prompts, protocol rules, strategies, decoding
+        "prompt": PAIR,
+        "calls_per_step": ONE,
+        "answer_tag": ONE,
+        "max_steps": ONE,
+        "stop_repeats": ONE,
+        "stop_failures": ONE,
+        "strategies": LIST,
+        "select_tools": ONE,
+        "scheduling": ONE,
+        "temperature": ONE,
+        "top_p": ONE,
+        "max_tokens": ONE,
+    },
     "tasks": {
         "where": ONE,
         "goal": LIST,
@@ -125,7 +142,7 @@ ARITY: dict[str, dict[str, Arity]] = {
 ATTRIBUTES: dict[str, frozenset[str]] = {kind: frozenset(keys) for kind, keys in ARITY.items()}
 
 #: Attributes that may appear more than once in one construct.
-REPEATABLE = frozenset({"pool", "info"})
+REPEATABLE = frozenset({"pool", "info", "prompt"})
 
 #: Keywords that may also start a line of a construct's body, offered by did-you-mean next to
 #: its attributes (`gvien A` in a tasks block is a misspelled `given`, not an attribute).
@@ -534,6 +551,8 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
     (the arity table says which)."""
     _check_attrs("harness", h.attrs, errors)
     for attr in h.attrs:
+        if attr.key not in ("metrics", "protocol", "success", "strategies", "answer_tag"):
+            continue  # numbers and prompt files (checked where they are read)
         for v in attr.values:
             if not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)

@@ -1,0 +1,151 @@
+"""What a model receives, before anyone pays for it: the first request and every kind of feedback.
+
+`transcript(bundle, task_id, ...)` plays the start of an episode with the real `OpenAIAgent` and
+the real `Env`, but the agent's requests never leave the process: a scripted reply stands in for
+the model. The first request is captured whole (messages, tools, every body field), then a few
+scripted steps show the text the model reads back for each kind of event the episode can produce:
+a successful call, a call of an unknown tool, a call with wrong arguments, a second call in a step
+where the harness allows one, and a final answer the Env rejects. Nothing is invented here: each
+text is the one the agent would send in that situation.
+
+`scn run ... --dry-run` and `scn transcript BUNDLE --task ID` print it (`render_text`); the golden
+transcripts in `tests/golden/transcripts/` pin it per benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from scn.runtime.bundle import LoadedBundle
+from scn.runtime.env import Env
+from scn.runtime.llm import OpenAIAgent
+
+__all__ = ["render_text", "transcript"]
+
+
+class _Reply:
+    """A chat-completion message as the agent reads it (attributes, not dicts)."""
+
+    def __init__(self, content: str | None, calls: list[tuple[str, Any]]) -> None:
+        self.content = content
+        self.tool_calls = [
+            type(
+                "Call",
+                (),
+                {
+                    "id": f"call_{i}",
+                    "function": type("Fn", (), {"name": name, "arguments": json.dumps(args)})(),
+                },
+            )()
+            for i, (name, args) in enumerate(calls, start=1)
+        ]
+
+
+class _Scripted(OpenAIAgent):
+    """The LLM agent with its requests captured and its replies scripted (no network)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, client=object(), **kwargs)  # type: ignore[arg-type]
+        self.requests: list[dict[str, Any]] = []
+        self.replies: list[_Reply] = []
+
+    def _create(self, request: dict[str, Any]) -> tuple[Any, int, float]:
+        self.requests.append(json.loads(json.dumps(request)))  # a copy, as sent
+        reply = self.replies.pop(0) if self.replies else _Reply("", [])
+        choice = type("Choice", (), {"message": reply, "finish_reason": "stop"})()
+        return type("Completion", (), {"choices": [choice], "usage": None})(), 0, 0.0
+
+
+def _first_call(bundle: LoadedBundle, env: Env) -> tuple[str, dict[str, Any]] | None:
+    """A call the task's ground truth starts with, made of the given values (None if none)."""
+    path = env.task["truth"].get("path") or []
+    for tool in path:
+        spec = bundle.tools.get(tool)
+        if spec is None:
+            continue
+        if all(p["datatype"] in env.held for p in spec["params"]):
+            return tool, {p["name"]: env.held[p["datatype"]] for p in spec["params"]}
+    reference = env.task["truth"].get("reference") or []
+    for action in reference:
+        if isinstance(action, dict) and action.get("type") == "call":
+            return str(action["tool"]), dict(action.get("args") or {})
+    return None
+
+
+def transcript(
+    bundle: LoadedBundle,
+    task_id: str,
+    *,
+    model: str = "MODEL",
+    base_url: str | None = None,
+    max_steps: int = 20,
+    protocol: str | None = None,
+    retrieval: bool = False,
+    **agent_options: Any,
+) -> dict[str, Any]:
+    """Return {"request": first request body, "harness": the record's harness block,
+    "feedback": [{"event", "text"}]} for one task (see the module doc)."""
+    agent = _Scripted(model, base_url, **agent_options)
+    env = Env(bundle, task_id, max_steps=max_steps, retrieval=retrieval, protocol_name=protocol)
+    observation = env.reset()
+    agent.begin(bundle, env.task)
+    first = _first_call(bundle, env)
+    script: list[tuple[str, _Reply]] = []
+    if first is not None and not retrieval and not env.protocol.actions:
+        name, args = first
+        script.append(("tool result", _Reply(None, [(name, args)])))
+        script.append(("unknown tool", _Reply(None, [("no_such_tool", {})])))
+        script.append(("wrong arguments", _Reply(None, [(name, {"unexpected": "x"})])))
+        if env.harness.calls_per_step:
+            extra = [(name, args)] * (env.harness.calls_per_step + 1)
+            script.append(("calls beyond the per-step limit", _Reply(None, extra)))
+    script.append(("final answer", _Reply("(no answer)", [])))
+    agent.replies = [reply for _, reply in script]
+    feedback: list[dict[str, str]] = []
+    for event, _ in script:
+        action = agent.act(observation)
+        observation, _r, done, _info = env.step(action)
+        if event == "final answer":
+            text = observation.get("feedback")
+            feedback.append(
+                {
+                    "event": "final answer rejected" if text else "final answer accepted",
+                    "text": str(text or "(the episode ends)"),
+                }
+            )
+            break
+        before = len(agent.messages)
+        agent._feed_results(observation.get("results") or [], observation.get("feedback"))
+        fed = agent.messages[before:]
+        agent.pending = []
+        feedback.append({"event": event, "text": "\n".join(str(m["content"]) for m in fed)})
+        if done:
+            break
+    return {
+        "request": agent.requests[0] if agent.requests else {},
+        "harness": agent.harness_record(bundle),
+        "feedback": feedback,
+    }
+
+
+def render_text(found: dict[str, Any]) -> str:
+    """The transcript as a reader wants it: messages in full, tools by name and description."""
+    request = found["request"]
+    lines = ["== first request =="]
+    fields = {k: v for k, v in request.items() if k not in ("messages", "tools")}
+    lines.append(json.dumps(fields, sort_keys=True))
+    for message in request.get("messages") or []:
+        lines += [f"-- {message['role']} --", str(message.get("content") or "")]
+    tools = request.get("tools") or []
+    lines.append(f"-- tools ({len(tools)}) --")
+    for tool in tools:
+        function = tool.get("function") or {}
+        params = ", ".join((function.get("parameters") or {}).get("properties") or {})
+        lines.append(f"{function.get('name')}({params}): {function.get('description') or ''}")
+    lines.append("== harness ==")
+    lines.append(json.dumps(found["harness"], sort_keys=True, indent=1))
+    lines.append("== what the model reads back ==")
+    for item in found["feedback"]:
+        lines += [f"-- {item['event']} --", item["text"]]
+    return "\n".join(lines) + "\n"
