@@ -92,7 +92,9 @@ def test_parallel_tool_calls_solve_a_task(server: LoopbackServer, multi: LoadedB
 
     first = server.requests[0]
     assert first["model"] == "loopback-model"
-    assert first["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
+    # the scenario's harness declares its system prompt (issue 14); SYSTEM_PROMPT is the default
+    declared = multi.scenario["harness"]["prompt.system"][0].strip()
+    assert first["messages"][0] == {"role": "system", "content": declared} != SYSTEM_PROMPT
     assert multi.tasks[task_id]["query"] in first["messages"][1]["content"]
     name, value = sorted(multi.tasks[task_id]["given"].items())[0]
     assert f"- {name}: {value}" in first["messages"][1]["content"]

@@ -11,7 +11,7 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
       answer_tag answer                      # the answer is what <answer>...</answer> holds
       max_steps 20                           # step budget (`scn run --max-steps` wins)
       stop_repeats 3                         # the same action 3 times in a row ends it
-      stop_failures 3                        # 3 steps in a row whose calls all failed end it
+      stop_failures 3                        # a tool failing over 3 times in a row ends it
       strategies direct, cot, react          # `scn run --strategy NAME`; the first is default
       temperature 0                          # decoding defaults (`--temperature` wins)
       max_tokens 16384

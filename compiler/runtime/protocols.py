@@ -202,8 +202,9 @@ class Protocol:
 
     def stop(self, env: Env) -> str | None:
         """Why the episode ends early after its last step (None: it goes on): the same action
-        `stop_repeats` times in a row, or `stop_failures` call steps in a row whose calls all
-        failed (TravelPlanner's dead-loop rule)."""
+        `stop_repeats` times in a row, or one tool failing more than `stop_failures` times with
+        no successful call in between (TravelPlanner's dead-loop rules, as its code counts them:
+        invalid calls do not count as failures)."""
         rules = env.harness
         steps = env.steps
         n = rules.stop_repeats
@@ -212,10 +213,17 @@ class Protocol:
             if len(set(last)) == 1:
                 return f"the same action {n} times in a row"
         n = rules.stop_failures
-        if n and len(steps) >= n:
-            tail = steps[-n:]
-            if all(s["results"] and not any(r["ok"] for r in s["results"]) for s in tail):
-                return f"{n} steps in a row whose calls all failed"
+        if n and len(steps) > n:
+            failures: dict[str, int] = {}
+            for step in reversed(steps):  # back to the last successful call
+                if any(r["ok"] for r in step["results"]):
+                    break
+                for r in step["results"]:
+                    if r["valid"]:
+                        failures[r["tool"]] = failures.get(r["tool"], 0) + 1
+            worst = max(failures.items(), key=lambda kv: kv[1], default=("", 0))
+            if worst[1] > n:
+                return f"{worst[0]} failed more than {n} times in a row"
         return None
 
     def judge(self, env: Env, answer: str) -> list[dict[str, Any]]:

@@ -5,8 +5,10 @@ the real `Env`, but the agent's requests never leave the process: a scripted rep
 the model. The first request is captured whole (messages, tools, every body field), then a few
 scripted steps show the text the model reads back for each kind of event the episode can produce:
 a successful call, a call of an unknown tool, a call with wrong arguments, a second call in a step
-where the harness allows one, and a final answer the Env rejects. Nothing is invented here: each
-text is the one the agent would send in that situation.
+where the harness allows one, a protocol's own action (a retrieval request), and the final answer
+(rejected or accepted). Nothing is invented here: each text is the one the agent would send in
+that situation. The bundle's blockers are listed with the messages their events may carry (an
+implicit one is not announced).
 
 `scn run ... --dry-run` and `scn transcript BUNDLE --task ID` print it (`render_text`); the golden
 transcripts in `tests/golden/transcripts/` pin it per benchmark.
@@ -100,6 +102,13 @@ def transcript(
         if env.harness.calls_per_step:
             extra = [(name, args)] * (env.harness.calls_per_step + 1)
             script.append(("calls beyond the per-step limit", _Reply(None, extra)))
+    offered = dict(getattr(env.protocol, "llm_tools", None) or {})
+    if offered:  # a protocol's own action (a retrieval request), asked for the first goal
+        tool = next(iter(offered.values()))
+        name = str(tool["function"]["name"])
+        goal = (env.task.get("goals") or [""])[0]
+        script.append((f"{name} result", _Reply(None, [(name, {"output": goal})])))
+        script.append(("unknown tool", _Reply(None, [("no_such_tool", {})])))
     script.append(("final answer", _Reply("(no answer)", [])))
     agent.replies = [reply for _, reply in script]
     feedback: list[dict[str, str]] = []
@@ -108,12 +117,13 @@ def transcript(
         observation, _r, done, _info = env.step(action)
         if event == "final answer":
             text = observation.get("feedback")
-            feedback.append(
-                {
-                    "event": "final answer rejected" if text else "final answer accepted",
-                    "text": str(text or "(the episode ends)"),
-                }
-            )
+            if not text:
+                event, text = "final answer accepted", "(the episode ends)"
+            elif done:  # judged once: the verdict is recorded, the model never reads it
+                event = "final answer judged (the episode ends; the model does not read this)"
+            else:
+                event = "final answer rejected"
+            feedback.append({"event": event, "text": str(text)})
             break
         before = len(agent.messages)
         agent._feed_results(observation.get("results") or [], observation.get("feedback"))
@@ -122,6 +132,15 @@ def transcript(
         feedback.append({"event": event, "text": "\n".join(str(m["content"]) for m in fed)})
         if done:
             break
+    for rule in bundle.scenario.get("blockers") or []:
+        messages = [str(m) for m in rule.get("messages") or []]
+        if rule.get("signal") == "implicit" or not messages:
+            text = "(not announced: the next request's tools and their descriptions show it)"
+        else:
+            text = "\n".join(messages)
+        feedback.append(
+            {"event": f"blocker {rule.get('name')} ({rule.get('effect')})", "text": text}
+        )
     return {
         "request": agent.requests[0] if agent.requests else {},
         "harness": agent.harness_record(bundle),
