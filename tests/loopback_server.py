@@ -309,6 +309,9 @@ class OracleResponder:
         messages = request.get("messages") or []
         user = next(m for m in messages if m.get("role") == "user")
         bundle, task = self.find(str(user.get("content")))
+        if not request.get("tools") and len(messages) == 1:  # a tool-selection request
+            wanted = [s["tool"] for s in task.get("subtasks") or []] or list(task["truth"]["path"])
+            return answer("\n".join(dict.fromkeys(wanted)), usage=_usage(None, 400, 30))
         held = dict(task["given"])
         returned: set[str] = set()
         for message in messages:

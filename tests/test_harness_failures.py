@@ -27,7 +27,7 @@ from scn.runtime.run import episode, read_trajectories
 
 GENERATED = Path(__file__).resolve().parent.parent / "generated"
 BUNDLE = GENERATED / "multi_mcp-servers"
-FAST = {"backoff": 0.01, "max_backoff": 0.02}
+FAST = {"backoff": 0.01, "max_backoff": 0.02, "strategy": "all_tools"}  # no selection phase
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,8 @@ def _free_port() -> int:
 def _run(base_url: str, out: Path, *extra: str, model: str = "good-model", env=None):  # type: ignore[no-untyped-def]
     tasks = ",".join(sorted(LoadedBundle.load(BUNDLE).tasks)[:4])
     args = ["run", str(BUNDLE), "--agent", f"openai:{model}", "--base-url", base_url]
-    args += ["--tasks", tasks, "--out", str(out), "-q", "--max-retries", "1", *extra]
+    args += ["--tasks", tasks, "--out", str(out), "-q", "--max-retries", "1"]
+    args += ["--strategy", "all_tools", *extra]
     return CliRunner().invoke(main, args, env=env or {"OPENAI_API_KEY": "sk-test"})
 
 

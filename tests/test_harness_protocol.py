@@ -239,3 +239,49 @@ def test_a_missing_prompt_file_is_a_located_compile_error(tmp_path: Path) -> Non
         "s.scn:3" in result.stderr and "cannot read the system prompt 'nowhere.md'" in result.stderr
     )
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------- TPS-Bench selection
+
+
+def test_tps_selection_phase_offers_only_the_chosen_tools(tmp_path: Path) -> None:
+    """The first request lists the whole repository by name and description, without tools; the
+    next ones offer the chosen tools only; `all_tools` skips the phase; a rerun resumes."""
+    from scn.runtime.parallel import run_concurrent
+
+    bundle = load("multi_mcp-servers")
+    tasks = sorted(bundle.tasks)[:2]
+    with LoopbackServer(OracleResponder([bundle])) as server:
+        out = tmp_path / "runs.jsonl"
+
+        def factory() -> OpenAIAgent:
+            return OpenAIAgent("m", server.base_url, backoff=0.01)
+
+        assert run_concurrent(bundle, factory, "openai:m", out, tasks=tasks, concurrency=1) == (
+            2,
+            0,
+        )
+        chooser, first = server.requests[0], server.requests[1]
+        assert "tools" not in chooser and "at most 10 of them" in chooser["messages"][0]["content"]
+        shown = Env(bundle, tasks[0]).reset()["tools"]
+        assert all(f"- {name}:" in chooser["messages"][0]["content"] for name in shown)
+        record = read_trajectories(out)[0]
+        chosen = record["harness"]["selection"]["chosen"]
+        assert 0 < len(chosen) <= 10 and record["outcome"]["success"]
+        assert {t["function"]["name"] for t in first["tools"]} <= set(chosen)
+        assert run_concurrent(bundle, factory, "openai:m", out, tasks=tasks) == (0, 2)
+        server.reset_stats()
+        llm = OpenAIAgent("m", server.base_url, strategy="all_tools")
+        record = episode(bundle, tasks[0], llm, llm.name)
+        assert "selection" not in record["harness"] and len(server.requests[0]["tools"]) > 10
+
+
+def test_parse_choice_is_lenient_and_capped() -> None:
+    from scn.runtime.selection import parse_choice
+
+    names = ["geocode", "team_schedule", "next_match", "company_news"]
+    text = "1. `geocode`\n- team_schedule,\n* unknown_tool\nnext_match\ncompany_news"
+    assert parse_choice(text, names, 3) == (
+        ["geocode", "team_schedule", "next_match"],
+        ["unknown_tool", "company_news"],
+    )

@@ -52,6 +52,7 @@ from scn.runtime.bundle import LoadedBundle
 from scn.runtime.failures import EndpointError, is_infrastructure
 from scn.runtime.generation import GenerationSettings
 from scn.runtime.harness import Harness, effective, render
+from scn.runtime.selection import catalog, parse_choice, selecting
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
 
@@ -318,6 +319,9 @@ class OpenAIAgent:
         self.extra_tools: dict[str, str] = {}  #: function name -> protocol action type
         self.protocol: Any = None
         self.query = task.get("query")
+        #: the tools the selection phase chose (None: no phase, or not run yet) and its record
+        self.selected: list[str] | None = None
+        self.selection: dict[str, Any] | None = None
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
@@ -329,12 +333,13 @@ class OpenAIAgent:
         changes = self._changes(observation)
         if changes:
             self.messages.append({"role": "user", "content": changes})
-        tools = openai_tools(
-            self.bundle,
-            self.task,
-            list(observation.get("tools") or []),
-            observation.get("costs"),
-        )
+        names = list(observation.get("tools") or [])
+        if self.selection is None and selecting(self.harness, self.strategy):
+            self._select(names)
+        if self.selected:
+            chosen = set(self.selected)
+            names = [n for n in names if n in chosen]
+        tools = openai_tools(self.bundle, self.task, names, observation.get("costs"))
         request: dict[str, Any] = {
             "model": self.model,
             "messages": self.messages,
@@ -459,6 +464,41 @@ class OpenAIAgent:
             )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
+    def _select(self, names: list[str]) -> None:
+        """Run the tool-selection phase (`scn.runtime.selection`): one request showing every
+        tool by name and description; the tools it names are the only ones offered after."""
+        by_name = _bundle_tools(self.bundle)
+        values = self.prompt_values(self.bundle, self.task)
+        values["catalog"] = catalog(by_name, names)
+        values["select_tools"] = self.harness.select_tools
+        prompt = render(self.harness.prompts["select"], values).strip()
+        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+        request.update(self.body)
+        started = time.perf_counter()
+        try:
+            response, retries, latency = self._create(request)
+        except _RequestFailed as failed:
+            endpoint = failed.endpoint_error()
+            if endpoint is not None:
+                raise endpoint from None
+            self.selection = {"chosen": [], "dropped": [], "error": str(failed)}
+            return
+        choices = getattr(response, "choices", None) or []
+        text = getattr(choices[0].message, "content", None) if choices else None
+        chosen, dropped = parse_choice(str(text or ""), names, int(self.harness.select_tools or 0))
+        usage = getattr(response, "usage", None)
+        self.selected = chosen or None  # nothing usable chosen: every tool stays offered
+        self.selection = {
+            "chosen": chosen,
+            "dropped": dropped,
+            "offered": len(names),
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None),
+            "latency_ms": latency,
+            "wall_ms": _ms(started),
+            "retries": retries,
+        }
+
     def harness_record(self, bundle: LoadedBundle) -> dict[str, Any]:
         """The trajectory's `harness` block: model, endpoint, decoding, prompts, rules, strategy."""
         self.prepare(bundle)
@@ -467,6 +507,7 @@ class OpenAIAgent:
             "base_url": self.base_url,
             "generation": self.settings.record(),
             **self.harness.record(self.strategy),
+            **({"selection": self.selection} if getattr(self, "selection", None) else {}),
         }
 
     # ------------------------------------------------------------ replies

@@ -250,8 +250,10 @@ def settings_key(wanted: dict[str, Any], harness: dict[str, Any] | None = None) 
     """The resume key of an episode's settings: its `settings`, and the `harness` block of an
     agent that has one (another model, temperature or prompt is another episode)."""
     key = json.dumps(wanted, sort_keys=True)
-    if harness:  # the endpoint's address is where, not how: a moved server resumes
-        key += json.dumps({k: v for k, v in harness.items() if k != "base_url"}, sort_keys=True)
+    # the endpoint's address is where, not how (a moved server resumes); a selection is a result
+    if harness:
+        stable = {k: v for k, v in harness.items() if k not in ("base_url", "selection")}
+        key += json.dumps(stable, sort_keys=True)
     return key
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.llm import OpenAIAgent
+from scn.runtime.selection import selecting
 
 __all__ = ["render_text", "transcript"]
 
@@ -111,6 +112,10 @@ def transcript(
         script.append(("unknown tool", _Reply(None, [("no_such_tool", {})])))
     script.append(("final answer", _Reply("(no answer)", [])))
     agent.replies = [reply for _, reply in script]
+    if selecting(agent.harness, agent.strategy):  # the selection phase picks the truth's tools
+        picked = [t for t in env.task["truth"].get("path") or [] if t in bundle.tools]
+        picked += [s["tool"] for s in env.task.get("subtasks") or []]
+        agent.replies.insert(0, _Reply("\n".join(dict.fromkeys(picked)), []))
     feedback: list[dict[str, str]] = []
     for event, _ in script:
         action = agent.act(observation)
@@ -141,7 +146,9 @@ def transcript(
         feedback.append(
             {"event": f"blocker {rule.get('name')} ({rule.get('effect')})", "text": text}
         )
+    selection = agent.requests.pop(0) if agent.selection is not None and agent.requests else None
     return {
+        **({"selection_request": selection} if selection is not None else {}),
         "request": agent.requests[0] if agent.requests else {},
         "harness": agent.harness_record(bundle),
         "feedback": feedback,
@@ -151,7 +158,16 @@ def transcript(
 def render_text(found: dict[str, Any]) -> str:
     """The transcript as a reader wants it: messages in full, tools by name and description."""
     request = found["request"]
-    lines = ["== first request =="]
+    lines = []
+    chooser = found.get("selection_request")
+    if chooser is not None:
+        lines.append("== tool-selection request ==")
+        lines.append(
+            json.dumps({k: v for k, v in chooser.items() if k != "messages"}, sort_keys=True)
+        )
+        for message in chooser.get("messages") or []:
+            lines += [f"-- {message['role']} --", str(message.get("content") or "")]
+    lines.append("== first request ==")
     fields = {k: v for k, v in request.items() if k not in ("messages", "tools")}
     lines.append(json.dumps(fields, sort_keys=True))
     for message in request.get("messages") or []:
@@ -163,7 +179,11 @@ def render_text(found: dict[str, Any]) -> str:
         params = ", ".join((function.get("parameters") or {}).get("properties") or {})
         lines.append(f"{function.get('name')}({params}): {function.get('description') or ''}")
     lines.append("== harness ==")
-    lines.append(json.dumps(found["harness"], sort_keys=True, indent=1))
+    harness = dict(found["harness"])
+    if isinstance(harness.get("selection"), dict):  # timings differ from run to run
+        timing = ("latency_ms", "wall_ms")
+        harness["selection"] = {k: v for k, v in harness["selection"].items() if k not in timing}
+    lines.append(json.dumps(harness, sort_keys=True, indent=1))
     lines.append("== what the model reads back ==")
     for item in found["feedback"]:
         lines += [f"-- {item['event']} --", item["text"]]
