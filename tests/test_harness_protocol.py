@@ -285,3 +285,37 @@ def test_parse_choice_is_lenient_and_capped() -> None:
         ["geocode", "team_schedule", "next_match"],
         ["unknown_tool", "company_news"],
     )
+
+
+# --------------------------------------------------------------------------- TravelPlanner
+
+
+def test_travelplanner_two_stage_notebook_and_planner(travelplanner: LoadedBundle) -> None:
+    """Over HTTP: searches, NotebookWrite keeps the latest result, an older result is masked,
+    and Planner's request reads the notebook; its reply is the judged final answer."""
+    task_id = sorted(travelplanner.tasks)[0]
+    city = next(iter(travelplanner.world.db.state_of))
+    state = travelplanner.world.db.state_of[city]
+    plan = '[{"day": 1, "current_city": "X"}]'
+    with LoopbackServer() as server:
+        server.script(
+            tool_calls(("CitySearch", {"state": state})),
+            tool_calls(("NotebookWrite", {"description": "cities"})),
+            tool_calls(("RestaurantSearch", {"city": city})),
+            tool_calls(("Planner", {"query": "the trip"})),
+            answer(plan),
+        )
+        llm = OpenAIAgent("m", server.base_url)
+        record = episode(travelplanner, task_id, llm, llm.name, max_steps=30)
+        notebook_call = json.loads(json.dumps(server.requests[2]["messages"][-1]))
+        assert notebook_call["content"] == "Recorded in the notebook as entry 0."
+        masked = [m["content"] for m in server.requests[3]["messages"] if m["role"] == "tool"]
+        assert masked[0].startswith("Hidden to save space") and city in masked[-1]
+        planner = server.requests[4]
+        assert "tools" not in planner and city in planner["messages"][0]["content"]
+        assert "[0] cities" in planner["messages"][0]["content"]
+    assert record["settings"].get("protocol") is None  # the scenario's own protocol
+    kinds = [s["action"]["type"] for s in record["steps"]]
+    assert kinds == ["call", "notebook_write", "call", "answer"]
+    assert record["outcome"]["answer"] == plan and record["outcome"]["calls"] == 2
+    assert llm.step_log[-1]["planner"]["prompt_tokens"] == 50

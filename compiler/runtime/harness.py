@@ -17,6 +17,7 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
       max_tokens 16384
       select_tools 10                        # a tool-selection phase, at most 10 tools
       scheduling parallel                    # parallel | sequential calls
+      mask_results "Masked: see your notes."  # older tool results are replaced by this note
     }
 
 `Harness` reads that block. The Env enforces the rules (`scn.runtime.protocols`); the LLM agent
@@ -64,6 +65,7 @@ class Harness:
     stop_failures: int | None = None
     select_tools: int | None = None
     scheduling: str | None = None
+    mask_results: str | None = None  #: the note that replaces a tool result once a newer arrives
     strategies: tuple[str, ...] = ()
     generation: Mapping[str, Any] = field(factory=dict)  #: decoding defaults
 
@@ -112,7 +114,7 @@ class Harness:
     def rules(self) -> dict[str, Any]:
         """The protocol rules, as the trajectory records them (those declared only)."""
         out: dict[str, Any] = {}
-        for key in (*_INTS, "answer_tag", "scheduling"):
+        for key in (*_INTS, "answer_tag", "scheduling", "mask_results"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -160,6 +162,7 @@ def parse(block: Mapping[str, Any]) -> Harness:
         prompts=prompts,
         sources={role: "scenario" for role in prompts},
         answer_tag=one("answer_tag"),
+        mask_results=one("mask_results"),
         scheduling=one("scheduling"),
         strategies=tuple(str(s) for s in block.get("strategies") or ()),
         generation=generation,

@@ -314,6 +314,7 @@ class OpenAIAgent:
         self.messages = self.first_messages(bundle, task)
         self.step_log = []
         self.pending = []
+        self.unmasked: list[int] = []  #: tool messages whose results `mask_results` replaces
         #: (call id, action type, protocol) of a protocol action's call awaiting its answer
         self.extra_call: tuple[str, str, Any] | None = None
         self.extra_tools: dict[str, str] = {}  #: function name -> protocol action type
@@ -346,6 +347,7 @@ class OpenAIAgent:
             **self.body,
         }
         self.protocol = _protocol(observation)
+        self.observation = observation
         offered = dict(getattr(self.protocol, "llm_tools", None) or {})
         self.extra_tools = {str(t["function"]["name"]): a for a, t in offered.items()}
         tools = [*offered.values(), *tools]
@@ -499,6 +501,35 @@ class OpenAIAgent:
             "retries": retries,
         }
 
+    def _plan(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """Answer the protocol's planner tool (TravelPlanner's Planner): one request with the
+        harness's `planner` prompt (`$notebook`: what the protocol gives the planner), whose
+        reply is the final answer."""
+        values = self.prompt_values(self.bundle, self.task)
+        values["notebook"] = self.protocol.planner_input(self.observation)
+        template = self.harness.prompts.get("planner") or "$notebook\n\n$query"
+        prompt = render(template, values).strip()
+        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+        request.update(self.body)
+        try:
+            response, retries, latency = self._create(request)
+        except _RequestFailed as failed:
+            endpoint = failed.endpoint_error()
+            if endpoint is not None:
+                raise endpoint from None
+            entry["error"] = str(failed)
+            return {"type": "answer", "answer": "", "agent_error": f"planner: {failed}"}
+        choices = getattr(response, "choices", None) or []
+        text = getattr(choices[0].message, "content", None) if choices else None
+        usage = getattr(response, "usage", None)
+        entry["planner"] = {
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None),
+            "latency_ms": latency,
+            "retries": retries,
+        }
+        return {"type": "answer", "answer": str(text or "")}
+
     def harness_record(self, bundle: LoadedBundle) -> dict[str, Any]:
         """The trajectory's `harness` block: model, endpoint, decoding, prompts, rules, strategy."""
         self.prepare(bundle)
@@ -555,6 +586,9 @@ class OpenAIAgent:
             self.pending.append((call_id, note))
         entry["tool_calls"] = len(calls)
         self.messages.append({"role": "assistant", "content": content, "tool_calls": echoed})
+        planner = getattr(self.protocol, "llm_planner", None)
+        if planner and any(c["tool"] == planner for c in calls):
+            return self._plan(entry)
         extras = [i for i, c in enumerate(calls) if c["tool"] in self.extra_tools]
         if extras:  # one action per turn: the protocol's; other calls of the turn are not run
             i = extras[0]
@@ -596,6 +630,11 @@ class OpenAIAgent:
         """Answer every tool call of the last turn with a `tool` message (ids matched); after a
         protocol action (a retrieval), its call gets what the protocol says of the results."""
         extra, self.extra_call = self.extra_call, None
+        mask = self.harness.mask_results
+        if mask and self.pending and extra is None:  # older results give way to the new ones
+            for index in self.unmasked:
+                self.messages[index] = {**self.messages[index], "content": mask}
+            self.unmasked = []
         for i, (call_id, note) in enumerate(self.pending):
             if extra is not None:
                 if call_id == extra[0]:
@@ -604,6 +643,8 @@ class OpenAIAgent:
                     text = _result_text(None, note)
             else:
                 text = _result_text(results[i] if i < len(results) else None, note)
+            if mask and extra is None and i < len(results) and results[i].get("ok"):
+                self.unmasked.append(len(self.messages))  # masked once a newer one arrives
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": text})
         self.pending = []
 

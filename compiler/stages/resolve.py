@@ -117,6 +117,7 @@ ARITY: dict[str, dict[str, Arity]] = {
         "strategies": LIST,
         "select_tools": ONE,
         "scheduling": ONE,
+        "mask_results": ONE,
         "temperature": ONE,
         "top_p": ONE,
         "max_tokens": ONE,
