@@ -74,6 +74,15 @@ _OPTIONS = [
         "--max-retries", type=int, default=3, show_default=True, help="Retries of a failed request."
     ),
     click.option(
+        "--tool-calls",
+        "tool_calls",
+        type=click.Choice(["native", "text"]),
+        default="native",
+        show_default=True,
+        help="native function calls, or a text ReAct protocol (Action: Tool[args]) for models "
+        "served without them.",
+    ),
+    click.option(
         "--dry-run",
         is_flag=True,
         help="Print what the model receives for the first task (messages, tools, "
@@ -94,6 +103,7 @@ NAMES = (
     "prompts",
     "strategy",
     "max_retries",
+    "tool_calls",
     "dry_run",
 )
 
@@ -136,11 +146,14 @@ def agent_options(llm: dict[str, Any]) -> dict[str, Any]:
         seed=llm.get("sampling_seed"),
         extra_body=parse_extra_body(llm.get("extra_body") or ()),
     )
-    return {
+    out: dict[str, Any] = {
         "generation": generation,
         "prompts": parse_prompts(llm.get("prompts") or ()),
         "strategy": llm.get("strategy"),
     }
+    if llm.get("tool_calls") == "text":
+        out["text_protocol"] = True
+    return out
 
 
 def llm_factory(

@@ -319,3 +319,40 @@ def test_travelplanner_two_stage_notebook_and_planner(travelplanner: LoadedBundl
     assert kinds == ["call", "notebook_write", "call", "answer"]
     assert record["outcome"]["answer"] == plan and record["outcome"]["calls"] == 2
     assert llm.step_log[-1]["planner"]["prompt_tokens"] == 50
+
+
+# --------------------------------------------------------------------------- text ReAct
+
+
+def test_text_react_agent_solves_a_task_without_native_tools(tmp_path: Path) -> None:
+    """`--tool-calls text`: no `tools` in the request, the tools and the action format in the
+    system message, `Action: Tool[{...}]` / `Action: Tool[a, b]` replies, `Observation:` back."""
+    from scn.runtime.react import parse_action
+
+    bundle = load("travel-costbench")
+    task_id = sorted(bundle.tasks)[0]
+    env = Env(bundle, task_id)
+    env.reset()
+    replies = []
+    for i, tool in enumerate(bundle.tasks[task_id]["truth"]["path"]):
+        args = {p["name"]: env.held[p["datatype"]] for p in bundle.tools[tool]["params"]}
+        env.step({"type": "call", "tool": tool, "args": args})
+        raw = json.dumps(args) if i == 0 else ", ".join(args.values())  # JSON, then positional
+        replies.append(answer(f"Thought: next.\nAction: {tool}[{raw}]"))
+    goal = env.held[bundle.tasks[task_id]["goals"][0]]
+    replies.append(answer(f"Thought: done.\nAction: Finish[<answer>{goal}</answer>]"))
+    with LoopbackServer() as server:
+        server.script(*replies)
+        out = tmp_path / "runs.jsonl"
+        args = ["run", str(GENERATED / "travel-costbench"), "--agent", "openai:m", "--base-url"]
+        args += [server.base_url, "--tasks", task_id, "--out", str(out), "--tool-calls", "text"]
+        result = CliRunner().invoke(main, [*args, "-q"])
+        assert result.exit_code == 0, result.output
+        first = server.requests[0]
+        assert "tools" not in first and "Action: Finish[" in first["messages"][0]["content"]
+        assert server.requests[1]["messages"][-1]["content"].startswith('Observation: {"ok": true')
+    record = read_trajectories(out)[0]
+    assert record["outcome"]["success"] and record["outcome"]["answer"] == goal
+    assert record["harness"]["tool_calls"] == "text"
+    assert parse_action("no action here") is None
+    assert parse_action("Action: Finish[a [b] c]") == ("Finish", "a [b] c")

@@ -351,9 +351,7 @@ class OpenAIAgent:
         offered = dict(getattr(self.protocol, "llm_tools", None) or {})
         self.extra_tools = {str(t["function"]["name"]): a for a, t in offered.items()}
         tools = [*offered.values(), *tools]
-        if tools:
-            request["tools"] = tools
-            request.update(self.tools_body)
+        self.offer(request, tools)
         entry: dict[str, Any] = {
             "model": self.model,
             "prompt_tokens": None,
@@ -600,6 +598,13 @@ class OpenAIAgent:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
 
+    def offer(self, request: dict[str, Any], tools: list[dict[str, Any]]) -> None:
+        """Put the tools of this turn into the request (native function tools here; the text
+        ReAct agent writes them into the conversation instead)."""
+        if tools:
+            request["tools"] = tools
+            request.update(self.tools_body)
+
     def _changes(self, observation: dict[str, Any]) -> str:
         """Tell the model about the blocker events it is meant to notice ("" if none).
 
@@ -710,9 +715,14 @@ def openai_agent_factory(
     client = options.pop("client", None) or make_client(
         base_url, api_key_env=api_key_env, timeout=timeout
     )
+    kind = OpenAIAgent
+    if options.pop("text_protocol", False):  # a model without native tool calls
+        from scn.runtime.react import TextReActAgent
+
+        kind = TextReActAgent
 
     def factory(*_ignored: Any) -> OpenAIAgent:
-        return OpenAIAgent(
+        return kind(
             model,
             base_url,
             api_key_env,

@@ -22,6 +22,7 @@ from typing import Any
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.llm import OpenAIAgent
+from scn.runtime.react import TextReActAgent
 from scn.runtime.selection import selecting
 
 __all__ = ["render_text", "transcript"]
@@ -32,6 +33,7 @@ class _Reply:
 
     def __init__(self, content: str | None, calls: list[tuple[str, Any]]) -> None:
         self.content = content
+        self.text = "\n".join(f"Action: {n}[{json.dumps(a)}]" for n, a in calls) or content
         self.tool_calls = [
             type(
                 "Call",
@@ -45,8 +47,11 @@ class _Reply:
         ]
 
 
-class _Scripted(OpenAIAgent):
-    """The LLM agent with its requests captured and its replies scripted (no network)."""
+class _Scripted:
+    """The LLM agent with its requests captured and its replies scripted (no network); mixed
+    into the agent class played (native or text tool calls)."""
+
+    text = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, client=object(), **kwargs)  # type: ignore[arg-type]
@@ -56,6 +61,8 @@ class _Scripted(OpenAIAgent):
     def _create(self, request: dict[str, Any]) -> tuple[Any, int, float]:
         self.requests.append(json.loads(json.dumps(request)))  # a copy, as sent
         reply = self.replies.pop(0) if self.replies else _Reply("", [])
+        if self.text:  # the text protocol reads actions from the content
+            reply = type("Text", (), {"content": reply.text, "tool_calls": []})()
         choice = type("Choice", (), {"message": reply, "finish_reason": "stop"})()
         return type("Completion", (), {"choices": [choice], "usage": None})(), 0, 0.0
 
@@ -89,7 +96,10 @@ def transcript(
 ) -> dict[str, Any]:
     """Return {"request": first request body, "harness": the record's harness block,
     "feedback": [{"event", "text"}]} for one task (see the module doc)."""
-    agent = _Scripted(model, base_url, **agent_options)
+    text = bool(agent_options.pop("text_protocol", False))
+    base = TextReActAgent if text else OpenAIAgent
+    kind = type("Scripted", (_Scripted, base), {"text": text})
+    agent = kind(model, base_url, **agent_options)
     env = Env(bundle, task_id, max_steps=max_steps, retrieval=retrieval, protocol_name=protocol)
     observation = env.reset()
     agent.begin(bundle, env.task)
@@ -100,7 +110,7 @@ def transcript(
         script.append(("tool result", _Reply(None, [(name, args)])))
         script.append(("unknown tool", _Reply(None, [("no_such_tool", {})])))
         script.append(("wrong arguments", _Reply(None, [(name, {"unexpected": "x"})])))
-        if env.harness.calls_per_step:
+        if env.harness.calls_per_step and not text:
             extra = [(name, args)] * (env.harness.calls_per_step + 1)
             script.append(("calls beyond the per-step limit", _Reply(None, extra)))
     offered = dict(getattr(env.protocol, "llm_tools", None) or {})
