@@ -356,3 +356,32 @@ def test_text_react_agent_solves_a_task_without_native_tools(tmp_path: Path) -> 
     assert record["harness"]["tool_calls"] == "text"
     assert parse_action("no action here") is None
     assert parse_action("Action: Finish[a [b] c]") == ("Finish", "a [b] c")
+
+
+def test_sole_planning_react_cost_enquiry(registry: object, tmp_path: Path) -> None:
+    """Sole planning with `--protocol plan_enquiry`: CostEnquiry prices one day of the reference
+    plan from the sandbox; a malformed day is told, not raised; strategies are declared."""
+    from scn.api import compile_target
+    from scn.emit.bundle import write_bundle
+
+    out = tmp_path / "sole"
+    overrides = {"scale": "0.05", "split": "validation", "mode": "sole_planning"}
+    write_bundle(
+        compile_target("travel/travelplanner", registry=registry, overrides=overrides), out
+    )
+    bundle = LoadedBundle.load(out)
+    assert harness_of(bundle.scenario).strategies == ("direct", "cot", "react")
+    task_id = next(
+        t for t, task in sorted(bundle.tasks.items()) if task["info"].get("reference_plan")
+    )
+    day = bundle.tasks[task_id]["info"]["reference_plan"][0]
+    env = Env(bundle, task_id, protocol_name="plan_enquiry")
+    env.reset()
+    obs, *_ = env.step({"type": "cost_enquiry", "day_plan": json.dumps(day)})
+    assert obs["results"][0]["value"].startswith("This day costs ")
+    obs, *_ = env.step({"type": "cost_enquiry", "day_plan": "not json"})
+    assert "the cost is not available" in obs["feedback"] and not env.done
+    assert env.outcome()["calls"] == 0  # enquiries are not tool calls
+    found = transcript(bundle, task_id, protocol="plan_enquiry", strategy="react")
+    names = [t["function"]["name"] for t in found["request"]["tools"]]
+    assert names == ["CostEnquiry"] and "CostEnquiry" in found["request"]["messages"][0]["content"]

@@ -105,3 +105,65 @@ class NotebookPlan(Plan):
         text = f"Recorded in the notebook as entry {index}."
         result = CallResult("NotebookWrite", True, True, "Notebook", text)
         return [result], None, {"notebook_entry": index}
+
+
+COST_ENQUIRY = {
+    "type": "function",
+    "function": {
+        "name": "CostEnquiry",
+        "description": (
+            "The cost of one day of your plan for the whole party, written as one day object of "
+            "the plan's JSON format. Items that are not in the information given are listed."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {"day_plan": {"type": "string", "description": "One day, as JSON."}},
+            "required": ["day_plan"],
+        },
+    },
+}
+
+
+class EnquiryPlan(Plan):
+    """Sole-planning ReAct (`plan_enquiry`): the `plan` protocol plus TravelPlanner's CostEnquiry
+    tool, the environment feedback its ReAct and Reflexion planners read (the cost of one day).
+    An enquiry is not a call; it is answered from the sandbox as the budget check prices a plan."""
+
+    actions = ("cost_enquiry",)
+    llm_tools = {"cost_enquiry": COST_ENQUIRY}
+
+    @classmethod
+    def llm_result(cls, action: str, results: list[dict[str, Any]], note: str | None) -> str:
+        if results and results[0].get("ok"):
+            return str(results[0].get("value"))
+        return str(note or "the cost is not available")
+
+    def act(
+        self, env: Any, action: dict[str, Any]
+    ) -> tuple[list[CallResult], str | None, dict[str, Any]]:
+        """Price one day (`day_plan`: JSON text or an object) for the query's party."""
+        from scn.plugins.travelplanner.plan import read_plan
+        from scn.plugins.travelplanner.validators import plan_cost
+
+        world = env.bundle.world
+        raw = action.get("day_plan")
+        day = raw if not isinstance(raw, str) else _loads(raw)
+        plan = read_plan([day] if isinstance(day, dict) else day)
+        if world is None or not plan.delivered or len(plan.days) != 1:
+            why = "; ".join(plan.problems) if plan.problems else "give exactly one day object"
+            return [], f"the cost is not available: {why}", {}
+        info = env.task.get("info") if isinstance(env.task.get("info"), dict) else {}
+        query = dict(info.get("query") or {}) if isinstance(info.get("query"), dict) else {}
+        query["days"] = 1
+        cost = plan_cost(plan, query, world.db)
+        text = f"This day costs {cost:g} dollars for the whole party."
+        return [CallResult("CostEnquiry", True, True, "Cost", text)], None, {}
+
+
+def _loads(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

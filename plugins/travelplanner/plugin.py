@@ -152,6 +152,13 @@ def scn_register_protocols(register: Any) -> None:
         NotebookPlan,
         doc="the plan protocol with TravelPlanner's NotebookWrite and Planner tools (two-stage)",
     )
+    from scn.plugins.travelplanner.notebook import EnquiryPlan
+
+    register(
+        "plan_enquiry",
+        EnquiryPlan,
+        doc="the plan protocol with TravelPlanner's CostEnquiry tool (sole-planning ReAct)",
+    )
 
 
 @hookimpl
