@@ -164,13 +164,18 @@ def llm_factory(
 
     if llm.get("max_retries", 3) < 0:
         raise ScnError("--max-retries must be at least 0", path="--max-retries", code="usage")
+    options = agent_options(llm)
+    if options.pop("text_protocol", False):
+        from scn.runtime.react import TextReActAgent
+
+        options["agent_class"] = TextReActAgent
     return openai_agent_factory(
         model,
         base_url,
         api_key_env=api_key_env,
         timeout=timeout,
         max_retries=llm.get("max_retries", 3),
-        **agent_options(llm),
+        **options,
     )
 
 
@@ -182,6 +187,21 @@ def dry_run(
 
     found = transcript(bundle, task_id, model=model, base_url=base_url, **env, **agent_options(llm))
     return render_text(found)
+
+
+@contextmanager
+def _located_errors() -> Iterator[None]:
+    """Bad input is a located message and exit status 2 (as `scn.cli`'s commands do; kept here
+    so that this module does not import the CLI that registers it)."""
+    import sys
+
+    from scn.diagnostics import render_text
+
+    try:
+        yield
+    except ScnError as e:
+        click.echo(render_text(list(e.diagnostics)), err=True, nl=False)
+        sys.exit(2)
 
 
 @contextmanager
@@ -218,13 +238,12 @@ def transcript(bundle: Path, task_id: str | None, model: str, as_json: bool, **l
     the text it reads back for each kind of event."""
     import json
 
-    from scn.cli import _boundary, _Reporter
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.run import run_defaults
     from scn.runtime.transcript import render_text
     from scn.runtime.transcript import transcript as build
 
-    with _boundary(_Reporter("text")):
+    with _located_errors():
         loaded = LoadedBundle.load(bundle)
         task = task_id or next(iter(loaded.tasks))
         loaded.task(task)

@@ -87,6 +87,7 @@ class Env:
     #: The scenario's declared harness; its rules are enforced by the protocol (`split_calls`,
     #: `answer_text`, `stop`) when it declares any.
     harness: Harness = field(init=False, default=None)
+    enforced: bool = field(init=False, default=False)  #: whether the harness has rules to apply
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -117,6 +118,7 @@ class Env:
         )
         self.protocol_name = name or None
         self.harness = harness_of(self.bundle.scenario)
+        self.enforced = self.harness.enforced
 
     # ------------------------------------------------------------ episode
     @property
@@ -216,7 +218,7 @@ class Env:
         feedback = error = None
         extra: dict[str, Any] = {}
         kind = action.get("type") if isinstance(action, dict) else None
-        enforced = self.harness.enforced
+        enforced = self.enforced
         refused: list[CallResult] = []
         if kind in ("call", "parallel"):
             calls = [action] if kind == "call" else action.get("calls")

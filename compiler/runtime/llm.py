@@ -715,11 +715,8 @@ def openai_agent_factory(
     client = options.pop("client", None) or make_client(
         base_url, api_key_env=api_key_env, timeout=timeout
     )
-    kind = OpenAIAgent
-    if options.pop("text_protocol", False):  # a model without native tool calls
-        from scn.runtime.react import TextReActAgent
-
-        kind = TextReActAgent
+    #: another agent class speaking through the same client (`scn.runtime.react`'s text ReAct)
+    kind = options.pop("agent_class", None) or OpenAIAgent
 
     def factory(*_ignored: Any) -> OpenAIAgent:
         return kind(
