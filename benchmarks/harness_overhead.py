@@ -47,6 +47,9 @@ def measure(
     from scn.runtime.llm import openai_agent_factory
     from scn.runtime.parallel import run_concurrent
 
+    from scn.runtime.protocols import installed
+
+    installed()  # the plugin registry, loaded once per process: not part of any episode
     bundle = LoadedBundle.load(bundle_dir or root / "generated" / "travel-costbench")
     ids = sorted(bundle.tasks)
     tasks = [ids[i % len(ids)] for i in range(episodes)]
