@@ -541,7 +541,8 @@ def run(
                 protocol=protocol,
             )
         if not quiet:
-            click.echo(f"{out}: {played} episodes played, {skipped} already done")
+            note = llm_cli.failed_note(out, agent_name) if agent_name.startswith("openai:") else ""
+            click.echo(f"{out}: {played} episodes played, {skipped} already done{note}")
 
 
 def _warn(message: str) -> None:

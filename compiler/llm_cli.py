@@ -213,6 +213,24 @@ def aborts(kind: type[BaseException]) -> Iterator[None]:
         raise aborted_error(e) from None
 
 
+def failed_note(out: Path, agent_name: str) -> str:
+    """ ", N failed to run (...)" for the episodes of `agent_name` in `out` that failed to run and
+    were not played again since ("" when none)."""
+    import json
+
+    failed, played = set(), set()
+    if out.exists():
+        for line in out.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record.get("agent") == agent_name:
+                (failed if record.get("run_error") else played).add(str(record.get("task")))
+    left = len(failed - played)
+    return f", {left} failed to run (endpoint errors; run again to play them)" if left else ""
+
+
 def aborted_error(error: BaseException) -> ScnError:
     """The CLI's message for a run stopped on an endpoint error (`RunAborted`)."""
     return ScnError(

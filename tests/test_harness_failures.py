@@ -163,3 +163,20 @@ def test_python_settings_and_defaults(server: LoopbackServer, multi: LoadedBundl
     assert body["temperature"] == 0.0 and body["max_tokens"] == 64  # greedy unless told
     assert body["parallel_tool_calls"] is True and "top_p" not in body
     assert parse_extra_body(["a.b=1", "a.c=x", "d=[1]"]) == {"a": {"b": 1, "c": "x"}, "d": [1]}
+
+
+def test_the_run_summary_counts_episodes_left_to_play(tmp_path: Path) -> None:
+    from scn.llm_cli import failed_note
+
+    out = tmp_path / "runs.jsonl"
+    lines = [
+        {"agent": "openai:m", "task": "a", "run_error": {"message": "x"}},
+        {"agent": "openai:m", "task": "b", "run_error": {"message": "x"}},
+        {"agent": "openai:m", "task": "b", "outcome": {}},
+        {"agent": "openai:other", "task": "c", "run_error": {"message": "x"}},
+    ]
+    out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    assert failed_note(out, "openai:m") == (
+        ", 1 failed to run (endpoint errors; run again to play them)"
+    )
+    assert failed_note(tmp_path / "none.jsonl", "openai:m") == ""
