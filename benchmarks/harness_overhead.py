@@ -14,7 +14,8 @@ that isolates the machinery (records, checks, fail-fast) from the longer prompts
 sends. With `--before DIR` each round runs this same script under DIR's own interpreter
 (`DIR/.venv/bin/python`, which imports DIR's `scn`, its `generated/` bundle and its loopback
 server) and then under this checkout's, alternately, so that the shared machine's drift hits both
-sides alike; each figure is the median of the rounds. Target: at most 5 % more wall time at both
+sides alike; each figure is the median of the rounds (and the best round), with the process's CPU
+time (client and server threads together) beside it. Target: at most 5 % more wall time at both
 concurrencies. Times are never asserted; the script exits 0.
 """
 
@@ -114,16 +115,20 @@ def main(argv: list[str] | None = None) -> int:
         bundle = args.before.resolve() / "generated" / "travel-costbench"
     what = "both on before's bundle" if bundle else "each on its own bundle"
     print(f"delay {args.delay * 1000:.0f} ms per reply, {args.rounds} rounds, {what}, median wall")
-    print("| concurrency | episodes | " + " | ".join(f"{n} s" for n, _, _ in sides) + " | change |")
-    print("|---|---|" + "---|" * len(sides) + "---|")
+    names = " | ".join(f"{n} s" for n, _, _ in sides)
+    cpus = " | ".join(f"{n} CPU s" for n, _, _ in sides)
+    print(f"| concurrency | episodes | {names} | change | {cpus} | CPU change |")
+    print("|---|---|" + "---|" * (2 * len(sides) + 2))
     for concurrency, episodes in ((1, 16), (64, 256)):
         walls: dict[str, list[float]] = {name: [] for name, _, _ in sides}
+        cpu: dict[str, list[float]] = {name: [] for name, _, _ in sides}
         for _ in range(args.rounds):
             for name, root, python in sides:
                 found = side(python, root, concurrency, episodes, args.delay, bundle)
                 if found["ok"] != found["episodes"]:
                     print(f"warning: {name}: {found['ok']}/{found['episodes']} episodes succeeded")
                 walls[name].append(found["wall"])
+                cpu[name].append(found["cpu"])
         medians = {name: statistics.median(v) for name, v in walls.items()}
         best = {name: min(v) for name, v in walls.items()}
         cells = " | ".join(f"{medians[name]:.3f} (min {best[name]:.3f})" for name, _, _ in sides)
@@ -133,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
             flag = "" if ratio <= TARGET else " (over the 5 % target)"
             low = best["after"] / best["before"] - 1
             change = f"{ratio * 100:+.1f} %{flag}; min {low * 100:+.1f} %"
-        print(f"| {concurrency} | {episodes} | {cells} | {change} |")
+        cpu_median = {name: statistics.median(v) for name, v in cpu.items()}
+        cpu_cells = " | ".join(f"{cpu_median[name]:.3f}" for name, _, _ in sides)
+        cpu_change = ""
+        if "before" in cpu_median:
+            cpu_change = f"{(cpu_median['after'] / cpu_median['before'] - 1) * 100:+.1f} %"
+        print(f"| {concurrency} | {episodes} | {cells} | {change} | {cpu_cells} | {cpu_change} |")
     return 0
 
 

@@ -27,8 +27,16 @@ the name), and the step adds `retrieved` (those names) and `retrieval` (`matched
 `bundle.metrics` is the scenario's `harness { metrics ... }` ([] when it names none), so that
 `scn score` knows the metric families from the file alone (`scn.trajectory` reads the format).
 
+An LLM agent's record adds a `harness` block (`OpenAIAgent.harness_record`): `model`, `base_url`,
+`generation` (every decoding setting), `prompts` ({role: {"sha256", "source"}}), `rules` (the
+scenario's protocol rules), `strategy`, and where they apply `selection` (TPS-Bench's chosen
+tools) and `tool_calls: "text"`. An episode the endpoint could not play adds `run_error`
+(`message`, `status`, `retries`, `fatal`, `llm`): it failed to run, is not a result, and scorers
+leave it out (`scn.runtime.failures`).
+
 Each line is appended and flushed as soon as its episode ends; a run started again with the same
-output file skips the episodes already written (keyed by task, agent and settings).
+output file skips the episodes already written (keyed by task, agent, settings and the harness
+block without its base URL and selection), except those that failed to run: they are played again.
 """
 
 from __future__ import annotations
