@@ -47,7 +47,6 @@ def measure(
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.llm import openai_agent_factory
     from scn.runtime.parallel import run_concurrent
-
     from scn.runtime.protocols import installed
 
     installed()  # the plugin registry, loaded once per process: not part of any episode
