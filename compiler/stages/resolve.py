@@ -121,6 +121,11 @@ ARITY: dict[str, dict[str, Arity]] = {
         "temperature": ONE,
         "top_p": ONE,
         "max_tokens": ONE,
+        # the shortcut probes' validity bound (scn.probing): numbers, and the metric's name
+        "probe_margin": ONE,
+        "probe_max": ONE,
+        "probe_tasks": ONE,
+        "probe_metric": ONE,
     },
     "tasks": {
         "where": ONE,
@@ -547,15 +552,40 @@ def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
         errors.error(f"blocker '{b.name}' needs a `signal` (explicit or implicit)", b.span)
 
 
+#: Harness attributes that take a number (the probes' bound and sample size, `scn.probing`; the
+#: run's rules and decoding defaults, `scn.runtime.harness`).
+HARNESS_NUMBERS = frozenset(
+    {
+        "probe_margin",
+        "probe_max",
+        "probe_tasks",
+        "calls_per_step",
+        "max_steps",
+        "stop_repeats",
+        "stop_failures",
+        "select_tools",
+        "temperature",
+        "top_p",
+        "max_tokens",
+    }
+)
+#: Harness attributes that take text: `prompt ROLE, "FILE"` (read by the expand stage) and the
+#: note `mask_results` puts in place of older tool results.
+HARNESS_TEXT = frozenset({"prompt", "mask_results"})
+
+
 def _check_harness(h: m.Harness, errors: Collector) -> None:
     """A harness names plugins' families and rules: bare names, one where only one can act
-    (the arity table says which)."""
+    (the arity table says which); numbers and text where the tables above say so."""
     _check_attrs("harness", h.attrs, errors)
     for attr in h.attrs:
-        if attr.key not in ("metrics", "protocol", "success", "strategies", "answer_tag"):
-            continue  # numbers and prompt files (checked where they are read)
+        if attr.key in HARNESS_TEXT:
+            continue
         for v in attr.values:
-            if not (v.op == "name" and v.template is not None and v.template.is_plain):
+            if attr.key in HARNESS_NUMBERS:
+                if v.op != "num":
+                    errors.error(f"harness `{attr.key}` takes a number", v.span or attr.span)
+            elif not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
 
 

@@ -54,3 +54,15 @@ def scn_register_truth_kinds(register: Any) -> None:
         solve_min_cost,
         doc="the cheapest path (fewer calls break ties) and every optimal path",
     )
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.runtime.probes import CheapestProbe
+
+    register(
+        "cheapest",
+        CheapestProbe,
+        families=["costbench"],
+        doc="always the cheapest-looking callable tool, never reading the request",
+    )

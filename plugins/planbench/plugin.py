@@ -62,3 +62,15 @@ def scn_register_truth_kinds(register: Any) -> None:
         labels=task_kinds.KINDS,
         doc="the tool sets PlanBench-XL's released path catalogue lists (its Algorithm 1)",
     )
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.plugins.planbench.probes import BackwardChainProbe
+
+    register(
+        "backward_chain",
+        BackwardChainProbe,
+        families=["planbench"],
+        doc="retrieval by the request's words, then by each missing input's datatype name",
+    )
