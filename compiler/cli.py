@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from scn import __version__
+from scn import __version__, llm_cli
 from scn.api import compile_source, load_registry, resolve_target
 from scn.bundle_format import read_bundle
 from scn.context import CompileContext
@@ -443,6 +443,7 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
     help="Shorthand for --protocol retrieval: tools are shown only through retrieval requests [default: on when the scenario's harness names protocol retrieval].",
 )
 @click.option("-q", "--quiet", is_flag=True)
+@llm_cli.llm_options
 @diagnostics_option
 def run(
     bundle: Path,
@@ -462,11 +463,13 @@ def run(
     retrieval: bool | None,
     quiet: bool,
     diagnostics_format: str,
+    **llm: Any,
 ) -> None:
     """Play an agent against a bundle's tasks and append trajectories to --out.
 
     AGENT is a registered agent (oracle, greedy, random, null, a plugin's) or `openai:MODEL`
-    with --base-url for any OpenAI-compatible endpoint.
+    with --base-url for any OpenAI-compatible endpoint (decoding, prompts and strategy options
+    apply to it; --dry-run prints what it would receive).
     """
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.parallel import run_concurrent
@@ -480,15 +483,12 @@ def run(
         if concurrency < 1:
             raise ScnError("--concurrency must be at least 1", path="--concurrency", code="usage")
         if agent_name.startswith("openai:"):
-            from scn.runtime.llm import openai_agent_factory
-
-            if not base_url:
+            if not base_url and not llm["dry_run"]:
                 raise ScnError(
                     "--agent openai:MODEL needs --base-url", path="--base-url", code="usage"
                 )
-            make_agent = openai_agent_factory(
-                agent_name.split(":", 1)[1], base_url, api_key_env=api_key_env, timeout=timeout
-            )
+            model = agent_name.split(":", 1)[1]
+            make_agent = llm_cli.llm_factory(model, base_url, api_key_env, timeout, llm)
             factory: Callable[[], Any] = lambda: make_agent()  # noqa: E731
         else:
             registry = reporter.load_registry()
@@ -516,7 +516,26 @@ def run(
         )
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
-        with _episode_progress(quiet) as progress:
+        if llm["dry_run"]:
+            if not agent_name.startswith("openai:") or not ids:
+                raise ScnError(
+                    "--dry-run needs --agent openai:MODEL", path="--dry-run", code="usage"
+                )
+            text = llm_cli.dry_run(
+                loaded,
+                ids[0],
+                model,
+                base_url,
+                llm,
+                max_steps=max_steps,
+                retrieval=retrieval,
+                protocol=protocol,
+            )
+            click.echo(text, nl=False)
+            return
+        from scn.runtime.failures import RunAborted
+
+        with _episode_progress(quiet) as progress, llm_cli.aborts(RunAborted):
             played, skipped = run_concurrent(
                 loaded,
                 factory,
@@ -533,7 +552,8 @@ def run(
                 protocol=protocol,
             )
         if not quiet:
-            click.echo(f"{out}: {played} episodes played, {skipped} already done")
+            note = llm_cli.failed_note(out, agent_name) if agent_name.startswith("openai:") else ""
+            click.echo(f"{out}: {played} episodes played, {skipped} already done{note}")
 
 
 def _warn(message: str) -> None:
@@ -607,6 +627,7 @@ main.add_command(serve_cli.command(_boundary, _Reporter, diagnostics_option))
 from scn import probe_cli  # noqa: E402
 
 main.add_command(probe_cli.probe)
+main.add_command(llm_cli.transcript)
 
 
 __all__ = ["main", "STAGE_NAMES"]

@@ -120,9 +120,20 @@ class LoopbackServer:
         delay: Seconds added before every reply (a model's thinking time).
     """
 
-    def __init__(self, responder: Responder | None = None, *, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        delay: float = 0.0,
+        models: set[str] | None = None,
+        api_key: str | None = None,
+    ) -> None:
         self.responder = responder
         self.delay = delay
+        #: when set, a request naming another model gets 404 and one without this bearer key 401,
+        #: as vLLM and hosted APIs answer them
+        self.models = models
+        self.api_key = api_key
         self.queue: deque[Reply | Responder] = deque()
         self.requests: list[dict[str, Any]] = []
         self.durations: list[float] = []
@@ -220,11 +231,20 @@ class LoopbackServer:
                     request = json.loads(raw or b"{}")
                 except json.JSONDecodeError:
                     request = None
+                auth = handler.headers.get("Authorization") or ""
+                if isinstance(request, dict) and (self.api_key or self.models):
+                    with self.lock:
+                        self.requests.append(request)  # refused ones are kept too
                 if not isinstance(request, dict):
                     reply = error(400, "the body is not a JSON object")
+                elif self.api_key is not None and auth != f"Bearer {self.api_key}":
+                    reply = error(401, "Incorrect API key provided")
+                elif self.models is not None and request.get("model") not in self.models:
+                    reply = error(404, f"The model `{request.get('model')}` does not exist.")
                 else:
-                    with self.lock:
-                        self.requests.append(request)
+                    if not (self.api_key or self.models):
+                        with self.lock:
+                            self.requests.append(request)
                     try:
                         reply = self._next(request)
                     except Exception as e:  # noqa: BLE001 - a broken script answers 500
@@ -289,6 +309,9 @@ class OracleResponder:
         messages = request.get("messages") or []
         user = next(m for m in messages if m.get("role") == "user")
         bundle, task = self.find(str(user.get("content")))
+        if not request.get("tools") and len(messages) == 1:  # a tool-selection request
+            wanted = [s["tool"] for s in task.get("subtasks") or []] or list(task["truth"]["path"])
+            return answer("\n".join(dict.fromkeys(wanted)), usage=_usage(None, 400, 30))
         held = dict(task["given"])
         returned: set[str] = set()
         for message in messages:

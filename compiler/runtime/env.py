@@ -26,6 +26,7 @@ from scn.runtime import constraints as cons
 from scn.runtime import effects
 from scn.runtime import protocols as protos
 from scn.runtime.bundle import LoadedBundle
+from scn.runtime.harness import Harness, harness_of
 from scn.runtime.results import CallResult
 from scn.runtime.toolset import datatype_schemas
 
@@ -83,6 +84,10 @@ class Env:
     unlisted: set[str] = field(init=False, factory=set)
     swaps: dict[str, tuple[str, int]] = field(init=False, factory=dict)
     order: tuple[Any, dict[str, int]] = field(init=False, default=(None, {}))  #: see positions()
+    #: The scenario's declared harness; its rules are enforced by the protocol (`split_calls`,
+    #: `answer_text`, `stop`) when it declares any.
+    harness: Harness = field(init=False, default=None)
+    enforced: bool = field(init=False, default=False)  #: whether the harness has rules to apply
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -112,6 +117,8 @@ class Env:
             self.registry, self.bundle.scenario, self.task, requested
         )
         self.protocol_name = name or None
+        self.harness = harness_of(self.bundle.scenario)
+        self.enforced = self.harness.enforced
 
     # ------------------------------------------------------------ episode
     @property
@@ -211,14 +218,21 @@ class Env:
         feedback = error = None
         extra: dict[str, Any] = {}
         kind = action.get("type") if isinstance(action, dict) else None
+        enforced = self.enforced
+        refused: list[CallResult] = []
         if kind in ("call", "parallel"):
             calls = [action] if kind == "call" else action.get("calls")
             if isinstance(calls, list) and calls:
+                if enforced:
+                    calls, refused = self.protocol.split_calls(self, calls)
                 results = self.play_calls(calls, violations)
             else:
                 error = "a parallel action needs a non-empty list of calls"
         elif kind == "answer":
-            violations, feedback = self.take_answer(str(action.get("answer", "")))
+            text = str(action.get("answer", ""))
+            violations, feedback = self.take_answer(
+                self.protocol.answer_text(self, text) if enforced else text
+            )
         elif kind is not None and kind in self.protocol.actions:
             results, error, extra = self.protocol.act(self, action)
             feedback = error or extra.pop("note", None)
@@ -238,6 +252,12 @@ class Env:
             }
             | extra
         )
+        if refused:
+            self.steps[-1]["refused"] = [r.to_dict() for r in refused]
+            results = results + refused
+        if enforced and not self.done and (why := self.protocol.stop(self)) is not None:
+            self.done = True
+            self.steps[-1]["stopped"] = why
         if len(self.steps) >= self.max_steps:
             self.done = True
         overrun = None if self.done else self.checker.overrun()

@@ -49,6 +49,10 @@ from openai.types.chat import ChatCompletion
 
 from scn.runtime import world
 from scn.runtime.bundle import LoadedBundle
+from scn.runtime.failures import EndpointError, is_infrastructure
+from scn.runtime.generation import GenerationSettings
+from scn.runtime.harness import Harness, effective, render
+from scn.runtime.selection import catalog, parse_choice, selecting
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
 
@@ -199,6 +203,24 @@ class _RequestFailed(Exception):
         super().__init__(_describe(error))
         self.error = error
         self.retries = retries
+        self.status: int | None = getattr(error, "status_code", None)
+
+    def endpoint_error(self) -> EndpointError | None:
+        """The infrastructure failure this is (None: the model's own, e.g. context overflow)."""
+        if not is_infrastructure(self.status, str(self)):
+            return None
+        return EndpointError(
+            f"request failed after {self.retries} retries: {self}",
+            status=self.status,
+            retries=self.retries,
+        )
+
+
+def _values_text(held: dict[str, Any]) -> str:
+    return "\n".join(
+        f"- {datatype}: {value if isinstance(value, str) else ', '.join(value)}"
+        for datatype, value in held.items()
+    )
 
 
 def make_client(
@@ -222,11 +244,19 @@ class OpenAIAgent:
         api_key_env: The environment variable holding the key ("EMPTY" when it is unset).
         timeout: Seconds one request may take before it counts as failed (and is retried).
         max_retries: How many times a failed request is tried again.
-        temperature: Sampling temperature.
+        temperature: Sampling temperature (`generation` wins when given).
         parallel_tool_calls: Whether the model may make several calls in one turn.
         client: An `OpenAI` client to share between agents (see `openai_agent_factory`).
         backoff: First retry delay in seconds; it doubles per retry, with jitter.
         max_backoff: The longest delay between two tries, seconds.
+        generation: Every decoding setting (`scn.runtime.generation`); fields left None take
+            the scenario's harness defaults.
+        prompts: Prompt files replacing the scenario's, by role (`--prompt ROLE=PATH`).
+        strategy: The strategy played, one the scenario's harness offers (default: its first).
+
+    A request that fails after every retry on the endpoint's side (connection, timeout, 5xx,
+    429, a refused key, an unknown model) raises `EndpointError`: the episode failed to run and
+    is not a result (`scn.runtime.failures`).
     """
 
     def __init__(
@@ -236,14 +266,25 @@ class OpenAIAgent:
         api_key_env: str = "OPENAI_API_KEY",
         timeout: float = 60,
         max_retries: int = 3,
-        temperature: float = 0.0,
-        parallel_tool_calls: bool = True,
+        temperature: float | None = None,
+        parallel_tool_calls: bool | None = None,
         *,
         client: OpenAI | None = None,
         backoff: float = 0.5,
         max_backoff: float = 20.0,
+        generation: GenerationSettings | None = None,
+        prompts: dict[str, str | Path] | None = None,
+        strategy: str | None = None,
     ) -> None:
         self.model = model
+        self.generation = generation or GenerationSettings(
+            temperature=temperature, parallel_tool_calls=parallel_tool_calls
+        )
+        self.prompt_files = dict(prompts or {})
+        self.asked_strategy = strategy
+        self.harness: Harness = Harness()
+        self.strategy: str | None = None
+        self.settings = self.generation
         self.base_url = base_url
         self.api_key_env = api_key_env
         self.timeout = timeout
@@ -269,24 +310,19 @@ class OpenAIAgent:
         """Start a conversation for one task."""
         self.bundle = bundle
         self.task = task
-        self.messages = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {
-                "role": "user",
-                "content": _user_message(
-                    task,
-                    dict(task.get("values") or task.get("given", {})),
-                    world.rules(bundle.scenario),
-                ),
-            },
-        ]
+        self.prepare(bundle)
+        self.messages = self.first_messages(bundle, task)
         self.step_log = []
         self.pending = []
+        self.unmasked: list[int] = []  #: tool messages whose results `mask_results` replaces
         #: (call id, action type, protocol) of a protocol action's call awaiting its answer
         self.extra_call: tuple[str, str, Any] | None = None
         self.extra_tools: dict[str, str] = {}  #: function name -> protocol action type
         self.protocol: Any = None
         self.query = task.get("query")
+        #: the tools the selection phase chose (None: no phase, or not run yet) and its record
+        self.selected: list[str] | None = None
+        self.selection: dict[str, Any] | None = None
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
@@ -298,24 +334,24 @@ class OpenAIAgent:
         changes = self._changes(observation)
         if changes:
             self.messages.append({"role": "user", "content": changes})
-        tools = openai_tools(
-            self.bundle,
-            self.task,
-            list(observation.get("tools") or []),
-            observation.get("costs"),
-        )
+        names = list(observation.get("tools") or [])
+        if self.selection is None and selecting(self.harness, self.strategy):
+            self._select(names)
+        if self.selected:
+            chosen = set(self.selected)
+            names = [n for n in names if n in chosen]
+        tools = openai_tools(self.bundle, self.task, names, observation.get("costs"))
         request: dict[str, Any] = {
             "model": self.model,
             "messages": self.messages,
-            "temperature": self.temperature,
+            **self.body,
         }
         self.protocol = _protocol(observation)
+        self.observation = observation
         offered = dict(getattr(self.protocol, "llm_tools", None) or {})
         self.extra_tools = {str(t["function"]["name"]): a for a, t in offered.items()}
         tools = [*offered.values(), *tools]
-        if tools:
-            request["tools"] = tools
-            request["parallel_tool_calls"] = self.parallel_tool_calls
+        self.offer(request, tools)
         entry: dict[str, Any] = {
             "model": self.model,
             "prompt_tokens": None,
@@ -336,6 +372,9 @@ class OpenAIAgent:
             response, retries, latency = self._create(request)
         except _RequestFailed as failed:
             entry.update(retries=failed.retries, error=str(failed), wall_ms=_ms(started))
+            endpoint = failed.endpoint_error()
+            if endpoint is not None:
+                raise endpoint from None
             return {
                 "type": "answer",
                 "answer": "",
@@ -356,6 +395,149 @@ class OpenAIAgent:
         choice = choices[0]
         entry["finish_reason"] = getattr(choice, "finish_reason", None)
         return self._action(choice.message, entry)
+
+    # ------------------------------------------------------------ harness
+    def prepare(self, bundle: LoadedBundle) -> None:
+        """Settle the harness, strategy and request fields for a bundle (once per bundle)."""
+        if getattr(self, "_prepared", None) is bundle.scenario:
+            return
+        self.harness = effective(bundle.scenario, self.prompt_files)
+        self.strategy = self.harness.strategy(self.asked_strategy)
+        settings = self.generation
+        defaults = {
+            k: v for k, v in self.harness.generation.items() if getattr(settings, k, 0) is None
+        }
+        if defaults:
+            from attrs import evolve
+
+            settings = evolve(settings, **defaults)
+        if settings.temperature is None and "temperature" not in settings.extra_body:
+            from attrs import evolve
+
+            settings = evolve(settings, temperature=0.0)
+        self.settings = settings
+        self.body = settings.body()
+        self.tools_body = settings.tools_body()
+        if self.harness.scheduling == "sequential" and settings.parallel_tool_calls is None:
+            self.tools_body = {"parallel_tool_calls": False}
+        self._prepared = bundle.scenario
+
+    def prompt_values(self, bundle: LoadedBundle, task: dict[str, Any]) -> dict[str, Any]:
+        """What a prompt template's `$name` fields are filled with for a task."""
+        held = dict(task.get("values") or task.get("given", {}))
+        rules = world.rules(bundle.scenario)
+        spec = self.harness
+        return {
+            "query": str(task["query"]).strip(),
+            "values": _values_text(held),
+            "rules": "\n".join(f"- {r}" for r in rules or ()),
+            "goals": ", ".join(task.get("goals") or ()),
+            "max_steps": spec.max_steps if spec.max_steps is not None else "",
+            "calls_per_step": spec.calls_per_step or "",
+            "answer_tag": spec.answer_tag or "",
+            "tools": ", ".join(bundle.visible_tools(task)),
+            "strategy": self.strategy or "",
+        }
+
+    def first_messages(self, bundle: LoadedBundle, task: dict[str, Any]) -> list[dict[str, Any]]:
+        """The system and user messages that open a task's conversation."""
+        prompts = self.harness.prompts
+        if not prompts:
+            system = SYSTEM_PROMPT
+            user = _user_message(
+                task,
+                dict(task.get("values") or task.get("given", {})),
+                world.rules(bundle.scenario),
+            )
+            return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        values = self.prompt_values(bundle, task)
+        system = render(prompts.get("system", SYSTEM_PROMPT), values).strip()
+        if self.strategy and self.strategy in prompts:
+            system += "\n\n" + render(prompts[self.strategy], values).strip()
+        if "user" in prompts:
+            user = render(prompts["user"], values).strip()
+        else:
+            user = _user_message(
+                task,
+                dict(task.get("values") or task.get("given", {})),
+                world.rules(bundle.scenario),
+            )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _select(self, names: list[str]) -> None:
+        """Run the tool-selection phase (`scn.runtime.selection`): one request showing every
+        tool by name and description; the tools it names are the only ones offered after."""
+        by_name = _bundle_tools(self.bundle)
+        values = self.prompt_values(self.bundle, self.task)
+        values["catalog"] = catalog(by_name, names)
+        values["select_tools"] = self.harness.select_tools
+        prompt = render(self.harness.prompts["select"], values).strip()
+        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+        request.update(self.body)
+        started = time.perf_counter()
+        try:
+            response, retries, latency = self._create(request)
+        except _RequestFailed as failed:
+            endpoint = failed.endpoint_error()
+            if endpoint is not None:
+                raise endpoint from None
+            self.selection = {"chosen": [], "dropped": [], "error": str(failed)}
+            return
+        choices = getattr(response, "choices", None) or []
+        text = getattr(choices[0].message, "content", None) if choices else None
+        chosen, dropped = parse_choice(str(text or ""), names, int(self.harness.select_tools or 0))
+        usage = getattr(response, "usage", None)
+        self.selected = chosen or None  # nothing usable chosen: every tool stays offered
+        self.selection = {
+            "chosen": chosen,
+            "dropped": dropped,
+            "offered": len(names),
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None),
+            "latency_ms": latency,
+            "wall_ms": _ms(started),
+            "retries": retries,
+        }
+
+    def _plan(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """Answer the protocol's planner tool (TravelPlanner's Planner): one request with the
+        harness's `planner` prompt (`$notebook`: what the protocol gives the planner), whose
+        reply is the final answer."""
+        values = self.prompt_values(self.bundle, self.task)
+        values["notebook"] = self.protocol.planner_input(self.observation)
+        template = self.harness.prompts.get("planner") or "$notebook\n\n$query"
+        prompt = render(template, values).strip()
+        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+        request.update(self.body)
+        try:
+            response, retries, latency = self._create(request)
+        except _RequestFailed as failed:
+            endpoint = failed.endpoint_error()
+            if endpoint is not None:
+                raise endpoint from None
+            entry["error"] = str(failed)
+            return {"type": "answer", "answer": "", "agent_error": f"planner: {failed}"}
+        choices = getattr(response, "choices", None) or []
+        text = getattr(choices[0].message, "content", None) if choices else None
+        usage = getattr(response, "usage", None)
+        entry["planner"] = {
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None),
+            "latency_ms": latency,
+            "retries": retries,
+        }
+        return {"type": "answer", "answer": str(text or "")}
+
+    def harness_record(self, bundle: LoadedBundle) -> dict[str, Any]:
+        """The trajectory's `harness` block: model, endpoint, decoding, prompts, rules, strategy."""
+        self.prepare(bundle)
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "generation": self.settings.record(),
+            **self.harness.record(self.strategy),
+            **({"selection": self.selection} if getattr(self, "selection", None) else {}),
+        }
 
     # ------------------------------------------------------------ replies
     def _action(self, message: Any, entry: dict[str, Any]) -> dict[str, Any]:
@@ -402,6 +584,9 @@ class OpenAIAgent:
             self.pending.append((call_id, note))
         entry["tool_calls"] = len(calls)
         self.messages.append({"role": "assistant", "content": content, "tool_calls": echoed})
+        planner = getattr(self.protocol, "llm_planner", None)
+        if planner and any(c["tool"] == planner for c in calls):
+            return self._plan(entry)
         extras = [i for i, c in enumerate(calls) if c["tool"] in self.extra_tools]
         if extras:  # one action per turn: the protocol's; other calls of the turn are not run
             i = extras[0]
@@ -412,6 +597,13 @@ class OpenAIAgent:
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
+
+    def offer(self, request: dict[str, Any], tools: list[dict[str, Any]]) -> None:
+        """Put the tools of this turn into the request (native function tools here; the text
+        ReAct agent writes them into the conversation instead)."""
+        if tools:
+            request["tools"] = tools
+            request.update(self.tools_body)
 
     def _changes(self, observation: dict[str, Any]) -> str:
         """Tell the model about the blocker events it is meant to notice ("" if none).
@@ -443,6 +635,11 @@ class OpenAIAgent:
         """Answer every tool call of the last turn with a `tool` message (ids matched); after a
         protocol action (a retrieval), its call gets what the protocol says of the results."""
         extra, self.extra_call = self.extra_call, None
+        mask = self.harness.mask_results
+        if mask and self.pending and extra is None:  # older results give way to the new ones
+            for index in self.unmasked:
+                self.messages[index] = {**self.messages[index], "content": mask}
+            self.unmasked = []
         for i, (call_id, note) in enumerate(self.pending):
             if extra is not None:
                 if call_id == extra[0]:
@@ -451,6 +648,8 @@ class OpenAIAgent:
                     text = _result_text(None, note)
             else:
                 text = _result_text(results[i] if i < len(results) else None, note)
+            if mask and extra is None and i < len(results) and results[i].get("ok"):
+                self.unmasked.append(len(self.messages))  # masked once a newer one arrives
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": text})
         self.pending = []
 
@@ -505,8 +704,8 @@ def openai_agent_factory(
     api_key_env: str = "OPENAI_API_KEY",
     timeout: float = 60,
     max_retries: int = 3,
-    temperature: float = 0.0,
-    parallel_tool_calls: bool = True,
+    temperature: float | None = None,
+    parallel_tool_calls: bool | None = None,
     **options: Any,
 ) -> Callable[[], OpenAIAgent]:
     """Return a factory of `OpenAIAgent`s sharing one client (one connection pool).
@@ -516,9 +715,11 @@ def openai_agent_factory(
     client = options.pop("client", None) or make_client(
         base_url, api_key_env=api_key_env, timeout=timeout
     )
+    #: another agent class speaking through the same client (`scn.runtime.react`'s text ReAct)
+    kind = options.pop("agent_class", None) or OpenAIAgent
 
     def factory(*_ignored: Any) -> OpenAIAgent:
-        return OpenAIAgent(
+        return kind(
             model,
             base_url,
             api_key_env,

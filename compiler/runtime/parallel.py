@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.run import episode, pending_tasks, settings
+from scn.runtime.failures import FailFast
+from scn.runtime.run import episode, harness_block, pending_tasks, settings
 
 __all__ = ["attach_step_log", "run_concurrent"]
 
@@ -36,6 +37,8 @@ def attach_step_log(
         return record
     for step, entry in zip(record["steps"], step_log, strict=False):
         step["llm"] = dict(entry)
+    if record.get("run_error") and len(step_log) > len(record["steps"]):
+        record["run_error"]["llm"] = dict(step_log[len(record["steps"])])  # the failed request
     return record
 
 
@@ -61,7 +64,9 @@ def run_concurrent(
     agent that has a `step_log` (the LLM agents) gets it merged into its record's steps. If an
     episode raises (agent_factory or begin failing; a failing `act` only ends its episode), no
     new episode starts, the ones in flight finish and are written, and the error is raised: the
-    next run resumes from there.
+    next run resumes from there. An episode whose endpoint failed is written as failed to run
+    (`scn.runtime.failures`); when the first ones all fail on the same error, nothing new starts
+    and `RunAborted` is raised.
     """
     out = Path(out)
     ids, todo = pending_tasks(
@@ -72,14 +77,19 @@ def run_concurrent(
         settings(max_steps, seed, blocker, blocks, retrieval, protocol),
         blocker=blocker,
         blocks=blocks,
+        harness=harness_block(agent_factory(), bundle),
     )
     lock = threading.Lock()
+    watch = FailFast(min(3, len(todo)))
+    aborted: list[BaseException] = []
     written = 0
 
     with out.open("a", encoding="utf-8") as f:
 
         def play(task_id: str) -> None:
             nonlocal written
+            if aborted:  # the run stopped on an endpoint error: start nothing new
+                return
             agent = agent_factory()
             record = episode(
                 bundle,
@@ -101,6 +111,10 @@ def run_concurrent(
                 written += 1
                 if progress is not None:
                     progress(written, len(todo))
+            stop = watch.stop(record)
+            if stop is not None:
+                aborted.append(stop)
+                raise stop
 
         pool = ThreadPoolExecutor(
             max_workers=max(1, int(concurrency)), thread_name_prefix="scn-episode"
@@ -111,6 +125,8 @@ def run_concurrent(
         finally:
             # On an error (or Ctrl-C) nothing new starts; episodes in flight finish and are written.
             pool.shutdown(wait=True, cancel_futures=True)
+        if aborted:
+            raise aborted[0]
         for future in futures:
             if not future.cancelled() and future.exception() is not None:
                 raise future.exception()  # type: ignore[misc]

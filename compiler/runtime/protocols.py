@@ -163,6 +163,69 @@ class Protocol:
         """Answer an extra action (one of `actions`): (results, error, extra step fields)."""
         return [], f"this protocol has no action {action.get('type')!r}", {}
 
+    # ------------------------------------------------------------ harness rules
+    # The scenario's `harness` statement (`scn.runtime.harness`) declares these rules; the Env
+    # asks the protocol to apply them only when the harness declares one (`Harness.enforced`).
+
+    def split_calls(self, env: Env, calls: list[Any]) -> tuple[list[Any], list[CallResult]]:
+        """Split a step's calls into those that run and refusals of the rest (`calls_per_step`:
+        the first N run; the others are answered with an error and not counted as calls)."""
+        limit = env.harness.calls_per_step
+        if not limit or len(calls) <= limit:
+            return calls, []
+        word = "call" if limit == 1 else "calls"
+        refused = [
+            CallResult(
+                str(c.get("tool")) if isinstance(c, dict) else "?",
+                False,
+                False,
+                error=f"only {limit} tool {word} per step: this call was not run; "
+                "make it in a later step",
+                rejected="calls_per_step",
+            )
+            for c in calls[limit:]
+        ]
+        return calls[:limit], refused
+
+    def answer_text(self, env: Env, text: str) -> str:
+        """The answer a final message gives: what its `answer_tag` tags hold, when it has them
+        (the last pair), else the whole message."""
+        tag = env.harness.answer_tag
+        if not tag:
+            return text
+        lowered = text.lower()
+        start = lowered.rfind(f"<{tag.lower()}>")
+        end = lowered.find(f"</{tag.lower()}>", start + 1) if start >= 0 else -1
+        if start < 0 or end < 0:
+            return text
+        return text[start + len(tag) + 2 : end].strip()
+
+    def stop(self, env: Env) -> str | None:
+        """Why the episode ends early after its last step (None: it goes on): the same action
+        `stop_repeats` times in a row, or one tool failing more than `stop_failures` times with
+        no successful call in between (TravelPlanner's dead-loop rules, as its code counts them:
+        invalid calls do not count as failures)."""
+        rules = env.harness
+        steps = env.steps
+        n = rules.stop_repeats
+        if n and len(steps) >= n:
+            last = [json.dumps(s["action"], sort_keys=True, default=str) for s in steps[-n:]]
+            if len(set(last)) == 1:
+                return f"the same action {n} times in a row"
+        n = rules.stop_failures
+        if n and len(steps) > n:
+            failures: dict[str, int] = {}
+            for step in reversed(steps):  # back to the last successful call
+                if any(r["ok"] for r in step["results"]):
+                    break
+                for r in step["results"]:
+                    if r["valid"]:
+                        failures[r["tool"]] = failures.get(r["tool"], 0) + 1
+            worst = max(failures.items(), key=lambda kv: kv[1], default=("", 0))
+            if worst[1] > n:
+                return f"{worst[0]} failed more than {n} times in a row"
+        return None
+
     def judge(self, env: Env, answer: str) -> list[dict[str, Any]]:
         """Judge an accepted final answer; return its violations (shown as feedback)."""
         return []

@@ -27,8 +27,16 @@ the name), and the step adds `retrieved` (those names) and `retrieval` (`matched
 `bundle.metrics` is the scenario's `harness { metrics ... }` ([] when it names none), so that
 `scn score` knows the metric families from the file alone (`scn.trajectory` reads the format).
 
+An LLM agent's record adds a `harness` block (`OpenAIAgent.harness_record`): `model`, `base_url`,
+`generation` (every decoding setting), `prompts` ({role: {"sha256", "source"}}), `rules` (the
+scenario's protocol rules), `strategy`, and where they apply `selection` (TPS-Bench's chosen
+tools) and `tool_calls: "text"`. An episode the endpoint could not play adds `run_error`
+(`message`, `status`, `retries`, `fatal`, `llm`): it failed to run, is not a result, and scorers
+leave it out (`scn.runtime.failures`).
+
 Each line is appended and flushed as soon as its episode ends; a run started again with the same
-output file skips the episodes already written (keyed by task, agent and settings).
+output file skips the episodes already written (keyed by task, agent, settings and the harness
+block without its base URL and selection), except those that failed to run: they are played again.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
+from scn.runtime.failures import EndpointError, failed_to_run
 from scn.trajectory import (
     SCHEMA,
     harness_metrics,
@@ -87,13 +96,17 @@ def episode(
     observation = env.reset()
     agent.begin(bundle, env.task)
     done = False
+    run_error = None
     while not done:
         try:
             action = agent.act(observation)
+        except EndpointError as e:  # the endpoint, not the agent, failed: not a result
+            run_error = e.record()
+            break
         except Exception as e:  # noqa: BLE001 - a crashing agent ends its episode, not the run
             action = {"type": "answer", "answer": "", "agent_error": f"{type(e).__name__}: {e}"}
         observation, _reward, done, _info = env.step(action)
-    return {
+    record = {
         "schema": SCHEMA,
         "bundle": bundle_record(bundle),
         "task": task_id,
@@ -102,6 +115,19 @@ def episode(
         "steps": env.steps,
         "outcome": env.outcome(),
     }
+    described = harness_block(agent, bundle)
+    if described is not None:
+        record["harness"] = described
+    if run_error is not None:
+        record["run_error"] = run_error
+    return record
+
+
+def harness_block(agent: Any, bundle: LoadedBundle) -> dict[str, Any] | None:
+    """The record's `harness` block of an agent that describes how it runs a model (the LLM
+    agents' `harness_record`: model, base URL, decoding, prompt hashes, rules, strategy)."""
+    describe = getattr(agent, "harness_record", None)
+    return describe(bundle) if callable(describe) else None
 
 
 def settings(
@@ -188,7 +214,11 @@ def run_defaults(
             at_retrieval or RETRIEVAL in harness(bundle.scenario, "protocol")
         )
     if max_steps is None:
-        max_steps = step_budget(registry, bundle, bool(retrieval or at_retrieval), protocol)
+        from scn.runtime.harness import harness_of
+
+        max_steps = harness_of(bundle.scenario).max_steps or step_budget(
+            registry, bundle, bool(retrieval or at_retrieval), protocol
+        )
     if blocker is None:
         blocks = 0
     elif blocks is None:
@@ -217,17 +247,35 @@ def step_budget(
 
 
 def _key(record: dict[str, Any]) -> tuple[str, str, str]:
-    return (record["task"], record["agent"], json.dumps(record["settings"], sort_keys=True))
+    return (
+        record["task"],
+        record["agent"],
+        settings_key(record["settings"], record.get("harness")),
+    )
+
+
+def settings_key(wanted: dict[str, Any], harness: dict[str, Any] | None = None) -> str:
+    """The resume key of an episode's settings: its `settings`, and the `harness` block of an
+    agent that has one (another model, temperature or prompt is another episode)."""
+    key = json.dumps(wanted, sort_keys=True)
+    # the endpoint's address is where, not how (a moved server resumes); a selection is a result
+    if harness:
+        stable = {k: v for k, v in harness.items() if k not in ("base_url", "selection")}
+        key += json.dumps(stable, sort_keys=True)
+    return key
 
 
 def done_keys(out: Path) -> set[tuple[str, str, str]]:
-    """Return the episodes already in `out`; a torn last line (a crash mid-write) is ignored."""
+    """Return the episodes already in `out`; a torn last line (a crash mid-write) is ignored, and
+    so is an episode that failed to run (`run_error`): a rerun plays it again."""
     if not out.exists():
         return set()
     keys = set()
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
-            keys.add(_key(json.loads(line)))
+            record = json.loads(line)
+            if not failed_to_run(record):
+                keys.add(_key(record))
         except (json.JSONDecodeError, KeyError, TypeError):
             continue
     return keys
@@ -242,6 +290,7 @@ def pending_tasks(
     *,
     blocker: str | None,
     blocks: int,
+    harness: dict[str, Any] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Prepare a (resumed) run: return (the tasks asked for, those not yet in `out`).
 
@@ -252,7 +301,7 @@ def pending_tasks(
     ids = list(tasks) if tasks is not None else list(bundle.tasks)
     for task_id in ids:
         bundle.task(task_id)
-    key = json.dumps(wanted, sort_keys=True)
+    key = settings_key(wanted, harness)
     if blocker is not None:  # an unknown blocker fails here, before any episode starts
         Env(bundle, ids[0] if ids else next(iter(bundle.tasks)), blocker=blocker, blocks=blocks)
     already = done_keys(out)
@@ -277,7 +326,14 @@ def run(
     progress: Callable[[int, int], None] | None = None,
     protocol: str | None = None,
 ) -> tuple[int, int]:
-    """Run every task (or the given ones) not yet in `out`; return (played, skipped)."""
+    """Run every task (or the given ones) not yet in `out`; return (played, skipped).
+
+    Raises:
+        RunAborted: the first episodes all failed to run on the same endpoint error (they are
+            written; see `scn.runtime.failures.FailFast`).
+    """
+    from scn.runtime.failures import FailFast
+
     ids, todo = pending_tasks(
         bundle,
         out,
@@ -286,7 +342,9 @@ def run(
         settings(max_steps, seed, blocker, blocks, retrieval, protocol),
         blocker=blocker,
         blocks=blocks,
+        harness=harness_block(agent_factory(), bundle),
     )
+    watch = FailFast(min(3, len(todo)))
     with out.open("a", encoding="utf-8") as f:
         for n, task_id in enumerate(todo, start=1):
             record = episode(
@@ -305,6 +363,9 @@ def run(
             f.flush()
             if progress is not None:
                 progress(n, len(todo))
+            stop = watch.stop(record)
+            if stop is not None:
+                raise stop
     return len(todo), len(ids) - len(todo)
 
 

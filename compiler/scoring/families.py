@@ -262,13 +262,19 @@ def _score_records(
         families = installed_families()
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     about: dict[str, tuple[str, str]] = {}
+    failed: dict[tuple[str, str, str], set[str]] = {}  # failed to run (run_error): counted only
     for record in records:
         bundle = as_dict(record.get("bundle"))
         key = str(bundle.get("manifest_sha256") or bundle.get("path") or "")
         about.setdefault(key, (str(bundle.get("domain")), str(bundle.get("scenario"))))
         blocker = as_dict(record.get("settings")).get("blocker")
         setting = "" if blocker is None else str(blocker)
-        groups.setdefault((str(record.get("agent")), key, setting), []).append(record)
+        group = (str(record.get("agent")), key, setting)
+        if record.get("run_error"):
+            failed.setdefault(group, set()).add(str(record.get("task")))
+            groups.setdefault(group, [])
+            continue
+        groups.setdefault(group, []).append(record)
     per_agent: dict[str, set[str]] = {}
     settings_of: dict[tuple[str, str], set[str]] = {}
     for agent, key, setting in groups:
@@ -286,7 +292,13 @@ def _score_records(
                 label = f"{agent} [{domain}/{scenario} {key[:8]}]"
         if len(settings_of[(agent, key)]) > 1:  # the same agent with and without a blocker
             label += f" [blocker {setting}]" if setting else " [no blocker]"
-        table[label], absent = score_group(mine, families_of(mine[0], bundles), families)
+        if not mine:
+            table[label], absent = {}, []
+        else:
+            table[label], absent = score_group(mine, families_of(mine[0], bundles), families)
+        unplayed = failed.get((agent, key, setting), set()) - {str(r.get("task")) for r in mine}
+        if unplayed:  # not played again yet
+            table[label]["failed_to_run"] = len(unplayed)
         for name in absent:
             missing.setdefault(name, set()).add("/".join(about[key]))
     if warn is not None:

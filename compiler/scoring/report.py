@@ -70,6 +70,8 @@ def _load(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise ScnDataError(f"{path}: changed while being read", path=str(path))
     out = []
     for number, record in zip(numbers, records, strict=True):
+        if record.get("run_error"):  # failed to run (endpoint error): not a result
+            continue
         where = f"{path}:{number}"
         _check(record, where)
         out.append((number, record))

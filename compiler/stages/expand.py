@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attrs import define, field
@@ -302,11 +303,10 @@ def _item(item: m.Item, env: Env, state: _State, tools: ToolBuilder) -> None:
         state.backends.append((item, env))
     elif isinstance(item, m.Harness):
         for attr in item.attrs:
-            if attr.key in state.harness:
-                raise fail(f"harness `{attr.key}` is given twice", attr.span)
-            state.harness[attr.key] = tuple(
-                str(v.template.text) if v.template is not None else v.text for v in attr.values
-            )
+            key, values = _harness_attr(attr)
+            if key in state.harness:
+                raise fail(f"harness `{key}` is given twice", attr.span)
+            state.harness[key] = values
     elif isinstance(item, m.Tasks):
         state.tasks.append((item, env))
     elif isinstance(item, m.ForBlock):
@@ -660,3 +660,21 @@ def source_digests(program: Program, ctx: CompileContext) -> tuple[tuple[str, st
 
 
 __all__ = ["expand", "base_env", "parse_override", "Mapping"]
+
+
+def _harness_attr(attr: m.Attr) -> tuple[str, tuple[str, ...]]:
+    """One harness attribute as `scenario.json` keeps it: names and numbers as text; `prompt ROLE,
+    "FILE"` as key `prompt.ROLE` holding the file's text (read relative to the .scn file, so that
+    the bundle carries the prompt it is run with)."""
+    values = tuple(str(v.template.text) if v.template is not None else v.text for v in attr.values)
+    if attr.key != "prompt":
+        return attr.key, values
+    role, name = values
+    base = Path(attr.span.file).parent if attr.span is not None else Path()
+    path = base / name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        message = f"cannot read the {role} prompt {name!r}: {e.__class__.__name__}"
+        raise fail(message, attr.span) from None
+    return f"prompt.{role}", (text,)

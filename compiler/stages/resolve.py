@@ -107,6 +107,20 @@ ARITY: dict[str, dict[str, Arity]] = {
         "metrics": LIST,
         "protocol": ONE,
         "success": ONE,
+        # how a model is run (scn.runtime.harness): prompts, protocol rules, strategies, decoding
+        "prompt": PAIR,
+        "calls_per_step": ONE,
+        "answer_tag": ONE,
+        "max_steps": ONE,
+        "stop_repeats": ONE,
+        "stop_failures": ONE,
+        "strategies": LIST,
+        "select_tools": ONE,
+        "scheduling": ONE,
+        "mask_results": ONE,
+        "temperature": ONE,
+        "top_p": ONE,
+        "max_tokens": ONE,
         # the shortcut probes' validity bound (scn.probing): numbers, and the metric's name
         "probe_margin": ONE,
         "probe_max": ONE,
@@ -134,7 +148,7 @@ ARITY: dict[str, dict[str, Arity]] = {
 ATTRIBUTES: dict[str, frozenset[str]] = {kind: frozenset(keys) for kind, keys in ARITY.items()}
 
 #: Attributes that may appear more than once in one construct.
-REPEATABLE = frozenset({"pool", "info"})
+REPEATABLE = frozenset({"pool", "info", "prompt"})
 
 #: Keywords that may also start a line of a construct's body, offered by did-you-mean next to
 #: its attributes (`gvien A` in a tasks block is a misspelled `given`, not an attribute).
@@ -538,15 +552,35 @@ def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
         errors.error(f"blocker '{b.name}' needs a `signal` (explicit or implicit)", b.span)
 
 
-#: Harness attributes that take a number (the probes' bound and sample size, `scn.probing`).
-HARNESS_NUMBERS = frozenset({"probe_margin", "probe_max", "probe_tasks"})
+#: Harness attributes that take a number (the probes' bound and sample size, `scn.probing`; the
+#: run's rules and decoding defaults, `scn.runtime.harness`).
+HARNESS_NUMBERS = frozenset(
+    {
+        "probe_margin",
+        "probe_max",
+        "probe_tasks",
+        "calls_per_step",
+        "max_steps",
+        "stop_repeats",
+        "stop_failures",
+        "select_tools",
+        "temperature",
+        "top_p",
+        "max_tokens",
+    }
+)
+#: Harness attributes that take text: `prompt ROLE, "FILE"` (read by the expand stage) and the
+#: note `mask_results` puts in place of older tool results.
+HARNESS_TEXT = frozenset({"prompt", "mask_results"})
 
 
 def _check_harness(h: m.Harness, errors: Collector) -> None:
     """A harness names plugins' families and rules: bare names, one where only one can act
-    (the arity table says which)."""
+    (the arity table says which); numbers and text where the tables above say so."""
     _check_attrs("harness", h.attrs, errors)
     for attr in h.attrs:
+        if attr.key in HARNESS_TEXT:
+            continue
         for v in attr.values:
             if attr.key in HARNESS_NUMBERS:
                 if v.op != "num":

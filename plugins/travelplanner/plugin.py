@@ -149,6 +149,20 @@ def scn_register_protocols(register: Any) -> None:
         doc="search tools answered from the bundle's sandbox; the answer is a plan, judged by"
         " the plan-scope constraints (TravelPlanner)",
     )
+    from scn.plugins.travelplanner.notebook import NotebookPlan
+
+    register(
+        "plan_notebook",
+        NotebookPlan,
+        doc="the plan protocol with TravelPlanner's NotebookWrite and Planner tools (two-stage)",
+    )
+    from scn.plugins.travelplanner.notebook import EnquiryPlan
+
+    register(
+        "plan_enquiry",
+        EnquiryPlan,
+        doc="the plan protocol with TravelPlanner's CostEnquiry tool (sole-planning ReAct)",
+    )
 
 
 @hookimpl

@@ -1,0 +1,209 @@
+"""The harness a scenario declares: prompts, protocol rules, strategies and decoding defaults.
+
+A paper's numbers come from a model run a certain way: what it is told, how many calls a step may
+make, how the answer is tagged, when the episode stops. The scenario says it in its `harness`
+statement and the compiler copies it into `scenario.json["harness"]` (string lists, one key each):
+
+    harness {
+      metrics costbench
+      prompt system, "prompts/costbench.md"  # the file's text, read at compile time
+      calls_per_step 1                       # a second call in a step is refused
+      answer_tag answer                      # the answer is what <answer>...</answer> holds
+      max_steps 20                           # step budget (`scn run --max-steps` wins)
+      stop_repeats 3                         # the same action 3 times in a row ends it
+      stop_failures 3                        # a tool failing over 3 times in a row ends it
+      strategies direct, cot, react          # `scn run --strategy NAME`; the first is default
+      temperature 0                          # decoding defaults (`--temperature` wins)
+      max_tokens 16384
+      select_tools 10                        # a tool-selection phase, at most 10 tools
+      scheduling parallel                    # parallel | sequential calls
+      mask_results "Masked: see your notes."  # older tool results are replaced by this note
+    }
+
+`Harness` reads that block. The Env enforces the rules (`scn.runtime.protocols`); the LLM agent
+renders the prompts. A prompt is a template: `$name` is replaced by the episode's value (`$query`,
+`$values`, `$rules`, `$goals`, `$max_steps`, `$calls_per_step`, `$answer_tag`, `$tools`,
+`$strategy`); `$$` is a dollar. A role named after a strategy (`prompt cot, "..."`) is added to the
+system prompt when that strategy is played. `scn run --prompt ROLE=PATH` replaces any role, and
+the trajectory records each prompt's SHA-256 and where it came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from attrs import evolve, field, frozen
+
+from scn.diagnostics import ScnError
+
+__all__ = ["Harness", "harness_of", "render"]
+
+#: Integer rules of the harness statement.
+_INTS = ("calls_per_step", "max_steps", "stop_repeats", "stop_failures", "select_tools")
+#: Decoding defaults the harness statement may give, with their types.
+_GENERATION = {"temperature": float, "top_p": float, "max_tokens": int}
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@frozen
+class Harness:
+    """The harness of one scenario (empty when it declares none). Immutable; cached per scenario."""
+
+    prompts: Mapping[str, str] = field(factory=dict)  #: role -> template text
+    sources: Mapping[str, str] = field(factory=dict)  #: role -> "scenario" or the file given
+    calls_per_step: int | None = None
+    answer_tag: str | None = None
+    max_steps: int | None = None
+    stop_repeats: int | None = None
+    stop_failures: int | None = None
+    select_tools: int | None = None
+    scheduling: str | None = None
+    mask_results: str | None = None  #: the note that replaces a tool result once a newer arrives
+    strategies: tuple[str, ...] = ()
+    generation: Mapping[str, Any] = field(factory=dict)  #: decoding defaults
+
+    @property
+    def enforced(self) -> bool:
+        """Whether the Env has a rule of this harness to enforce."""
+        return bool(
+            self.calls_per_step or self.answer_tag or self.stop_repeats or self.stop_failures
+        )
+
+    def strategy(self, asked: str | None) -> str | None:
+        """The strategy played: `asked` (checked against the declared ones), else the first.
+
+        Raises:
+            ScnError: a strategy the scenario does not offer.
+        """
+        if asked is None:
+            return self.strategies[0] if self.strategies else None
+        if self.strategies and asked not in self.strategies:
+            raise ScnError(
+                f"this scenario offers the strategies {', '.join(self.strategies)}, not {asked!r}",
+                path="--strategy",
+                code="usage",
+            )
+        return asked
+
+    def with_prompts(self, files: Mapping[str, str | Path]) -> Harness:
+        """This harness with roles replaced by the text of user files (`--prompt ROLE=PATH`).
+
+        Raises:
+            ScnError: a file that cannot be read.
+        """
+        if not files:
+            return self
+        prompts, sources = dict(self.prompts), dict(self.sources)
+        for role, path in files.items():
+            try:
+                prompts[role] = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise ScnError(
+                    f"cannot read the {role} prompt {path}: {e}", path="--prompt", code="usage"
+                ) from None
+            sources[role] = str(path)
+        return evolve(self, prompts=prompts, sources=sources)
+
+    def rules(self) -> dict[str, Any]:
+        """The protocol rules, as the trajectory records them (those declared only)."""
+        out: dict[str, Any] = {}
+        for key in (*_INTS, "answer_tag", "scheduling", "mask_results"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+    def record(self, strategy: str | None = None) -> dict[str, Any]:
+        """What a trajectory says of the harness: each prompt's hash and source, the rules, the
+        strategy."""
+        return {
+            "prompts": {
+                role: {"sha256": _sha(text), "source": self.sources.get(role, "scenario")}
+                for role, text in sorted(self.prompts.items())
+            },
+            "rules": self.rules(),
+            "strategy": strategy,
+        }
+
+
+def _int(key: str, raw: str) -> int:
+    try:
+        return int(float(raw))
+    except ValueError:
+        raise ScnError(
+            f"harness `{key}` takes a whole number, not {raw!r}",
+            path=f"scenario.json: $.harness.{key}",
+            code="data",
+        ) from None
+
+
+def parse(block: Mapping[str, Any]) -> Harness:
+    """Read `scenario.json["harness"]` (see the module doc)."""
+
+    def one(key: str) -> str | None:
+        values = block.get(key)
+        return str(values[0]) if isinstance(values, list) and values else None
+
+    prompts = {
+        key.split(".", 1)[1]: str(v[0])
+        for key, v in block.items()
+        if key.startswith("prompt.") and isinstance(v, list) and v
+    }
+    ints = {k: _int(k, raw) for k in _INTS if (raw := one(k)) is not None}
+    generation = {k: kind(raw) for k, kind in _GENERATION.items() if (raw := one(k)) is not None}
+    return Harness(
+        prompts=prompts,
+        sources={role: "scenario" for role in prompts},
+        answer_tag=one("answer_tag"),
+        mask_results=one("mask_results"),
+        scheduling=one("scheduling"),
+        strategies=tuple(str(s) for s in block.get("strategies") or ()),
+        generation=generation,
+        **ints,
+    )
+
+
+_CACHE: dict[int, tuple[Any, Harness]] = {}
+
+
+def harness_of(scenario: Mapping[str, Any]) -> Harness:
+    """The harness a bundle's `scenario.json` declares (cached per scenario object)."""
+    found = _CACHE.get(id(scenario))
+    if found is not None and found[0] is scenario:
+        return found[1]
+    block = scenario.get("harness")
+    spec = parse(block) if isinstance(block, Mapping) else Harness()
+    if len(_CACHE) > 256:
+        _CACHE.clear()
+    _CACHE[id(scenario)] = (scenario, spec)
+    return spec
+
+
+_EFFECTIVE: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Any, Harness]] = {}
+
+
+def effective(scenario: Mapping[str, Any], files: Mapping[str, str | Path] | None) -> Harness:
+    """The scenario's harness with the user's prompt files in place (`--prompt ROLE=PATH`); the
+    files are read once per scenario, not per episode."""
+    spec = harness_of(scenario)
+    if not files:
+        return spec
+    key = (id(scenario), tuple(sorted((r, str(p)) for r, p in files.items())))
+    found = _EFFECTIVE.get(key)
+    if found is not None and found[0] is scenario:
+        return found[1]
+    done = spec.with_prompts(files)
+    _EFFECTIVE[key] = (scenario, done)
+    return done
+
+
+def render(template: str, values: Mapping[str, Any]) -> str:
+    """Fill a prompt template's `$name` fields; unknown names are left as written."""
+    return Template(template).safe_substitute({k: str(v) for k, v in values.items()})
