@@ -680,4 +680,9 @@ def serve(
         )
 
 
+# --- commands defined in their own modules
+from scn import inspect_cli  # noqa: E402
+
+main.add_command(inspect_cli.import_inspect)
+
 __all__ = ["main", "STAGE_NAMES"]
