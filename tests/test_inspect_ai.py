@@ -220,3 +220,30 @@ def test_inspect_finds_the_task_through_the_entry_point() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["scn/scn", "True"]
+
+
+def test_a_sample_that_errors_keeps_its_episode_for_import(tmp_path: Path) -> None:
+    bundle = LoadedBundle.load(TRAVEL)
+    (task_id,) = _distinct(bundle, sorted(bundle.tasks), 1)
+    script = oracle_script(bundle, task_id)
+
+    def reply(messages: list[Any], *_args: Any) -> ModelOutput:
+        turn = sum(1 for m in messages if m.role == "assistant")
+        if turn == 2:
+            raise RuntimeError("the provider went away")
+        return script[turn]
+
+    (log,) = inspect_eval(
+        "scn/scn",
+        task_args={"bundle": str(TRAVEL), "tasks": task_id},
+        model=get_model("mockllm/model", custom_outputs=reply),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "error"
+    out = tmp_path / "runs.jsonl"
+    done = CliRunner().invoke(main, ["import-inspect", log.location, "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(record["steps"]) == 2 and not record["outcome"]["success"]
+    assert "the provider went away" in record["inspect"]["error"]
