@@ -203,6 +203,7 @@ class ScnGymEnv(gymnasium.Env):
         self._obs = np.zeros(self.layout.size, dtype=np.float32)
         self._mask: np.ndarray | None = None
         self._available: list[str] | None = None
+        self._held: tuple[int, ...] = ()
         self._avail = np.zeros(len(self.tools), dtype=bool)
         self._costs: Any = None
         self._spent = 0.0
@@ -275,10 +276,13 @@ class ScnGymEnv(gymnasium.Env):
         d = len(layout.datatypes)
         obs[:d] = 0.0
         index = layout.index
+        held = []
         for name in env.held:
             i = index.get(name)
             if i is not None:
-                obs[i] = 1.0
+                held.append(i)
+        obs[held] = 1.0
+        self._held = tuple(sorted(held))
         if env.costs is not self._costs:
             self._costs = env.costs
             layout.prices(env.costs, obs)
@@ -297,14 +301,16 @@ class ScnGymEnv(gymnasium.Env):
             self._mask = mask
             return mask
         layout = self.layout
-        names = env.available()
-        if names != self._available:
+        if not (env.banned or env.hidden or env.unlisted or env.protocol_name):
+            names = env.visible  # what env.available() returns then, without copying it
+        else:
+            names = env.available()
+        if names is not self._available and names != self._available:
             self._available = names
             self._avail[:] = False
             index = layout.tool_index
             self._avail[[index[n] for n in names if n in index]] = True
-        held = self._obs[: layout.needs.shape[1]]
-        mask[:-1] = self._avail & (layout.needs @ held >= layout.need_count)
+        mask[:-1] = self._avail & layout.callable_with(self._held)
         self._mask = mask
         return mask
 
