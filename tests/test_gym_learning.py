@@ -60,23 +60,28 @@ def play(env: ScnGymEnv, task_id: str, picks: list[float]) -> tuple[float, bool]
     name=st.sampled_from(BUNDLES),
     which=st.floats(0, 1, exclude_max=True),
     picks=st.lists(st.floats(0, 1, exclude_max=True), max_size=25),
+    shaping=st.sampled_from(["none", "potential"]),
 )
 def test_the_oracle_has_the_best_return_and_quitting_never_beats_solving(
-    name: str, which: float, picks: list[float]
+    name: str, which: float, picks: list[float], shaping: str
 ) -> None:
-    env = env_of(name)
+    env = env_of(name, shaping=shaping)
     task_id = env.task_ids[int(which * len(env.task_ids))]
     best = oracle_return(env, task_id)
     other, solved = play(env, task_id, picks)
     assert other <= best + 1e-9
     env.reset(options={"task": task_id})
     _obs, quit_reward, terminated, _tr, info = env.step(env.answer_action)
-    assert terminated and not info["success"] and quit_reward == 0.0
+    assert terminated and not info["success"]
     assert quit_reward < best
+    # Shaping shifts every return from the task's start by the same amount (minus the start's
+    # potential); unshifted, solving is positive and quitting at most 0.
+    shift = -env._potential_at_start if shaping == "potential" else 0.0
+    assert quit_reward - shift == pytest.approx(0.0, abs=1e-9)
     if solved:
-        assert other > 0.0 >= quit_reward
+        assert other - shift > 0.0
     else:
-        assert other <= 0.0
+        assert other - shift <= 1e-9
 
 
 def test_the_oracle_return_is_the_bonus_less_one_and_positive(bundle_name: str) -> None:
@@ -105,7 +110,7 @@ def test_prices_are_observed(bundle_name: str) -> None:
     layout = env.layout
     task_id = env.task_ids[0]
     obs, _info = env.reset(options={"task": task_id})
-    prices = obs[layout.prices_at : layout.progress_at]
+    prices = obs[layout.prices_at : layout.savings_at]
     for tool, cost in env.env.costs.items():
         assert prices[env.tools.index(tool)] == pytest.approx(
             min(cost / layout.price_norm, 10.0), rel=1e-6
@@ -172,3 +177,31 @@ def test_check_env_passes_on_the_vector_members(bundle_name: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env.unwrapped)
+
+
+def test_given_values_can_be_left_out_of_the_observation() -> None:
+    env = ScnGymEnv(env_of("travel-costbench").bundle, observe_given=False)
+    span = env.layout.given_span
+    task_id = env.task_ids[0]
+    obs, _info = env.reset(options={"task": task_id})
+    full, _info = env_of("travel-costbench").reset(options={"task": task_id})
+    assert not obs[span].any() and full[span].any()
+    assert (np.delete(obs, np.r_[span]) == np.delete(full, np.r_[span])).all()
+
+
+def test_savings_say_what_a_composite_saves_over_its_components() -> None:
+    env = env_of("travel-costbench")
+    layout = env.layout
+    assert layout.composites
+    for task_id in env.task_ids[:50]:
+        obs, _info = env.reset(options={"task": task_id})
+        costs = env.env.costs
+        for i, parts in layout.composites:
+            name = env.tools[i]
+            if name not in costs:
+                assert obs[layout.savings_at + i] == 0.0
+                continue
+            saved = sum(costs[env.tools[j]] for j in parts) - costs[name]
+            assert obs[layout.savings_at + i] == pytest.approx(
+                max(-10.0, min(saved / layout.savings_norm, 10.0)), rel=1e-5, abs=1e-6
+            )

@@ -22,17 +22,30 @@ held; answering always is. `info["action_mask"]` and `action_mask()` give the sa
 Observations, a float32 `Box` laid out by `scn.runtime.gym_layout` (`env.layout`): which
 datatypes are held, which are the task's goals, the values the task gives (so every task of a
 CostBench bundle has its own first observation: its preferences are given values), what each tool
-costs now (0 for tools the task does not show) and the share of the step budget used.
+costs now (0 for tools the task does not show), what each composite saves over its components
+at those prices, and the share of the step budget used.
+`observe_given=False` leaves the given values out (zeros, same shape): a policy meant to carry
+over to a test split whose preference vocabulary it never saw may do better without them.
 
 Rewards, chosen so that a return orders plans the way the benchmarks do: each call costs its
 price over the task's scale (`cost_scale="optimal"`: the ground truth's cost, so the optimal plan
 spends exactly 1; a task whose truth costs nothing is scaled by its dearest tool), and a
-successful answer earns `success_bonus` (default: 1 plus `max_steps` times the dearest shown
-price over the scale, which is more than any plan can spend within the budget). So the
+successful answer earns `success_bonus` (default: 1 plus `max_steps` times the largest ratio of
+a task's dearest shown price to its scale over the bundle, which is more than any plan can spend
+within the budget). The bonus is one number for every task of the bundle, so the optimal plan
+returns the same on every task (bonus less 1) and a value function has nothing to predict but
+what a plan wastes: CostBench's composites differ from their parts by cents, and a bonus that
+varied from task to task would drown that signal. So the
 cost-optimal plan has the best return of any plan, every successful plan has a positive return,
 and quitting (an unsuccessful answer, or running out of steps) returns at most 0, minus what was
 spent. Under a blocker that reprices, the bonus still covers the prices shown at reset only.
 `cost_scale=1.0, success_bonus=100.0` gives the raw costs and the fixed bonus of earlier versions.
+`shaping="potential"` adds potential-based shaping for training (Ng, Harada and Russell, 1999):
+the potential of a state is minus the cheapest completion from it over the scale (the runtime's
+own re-solver, `scn.runtime.blockers.optimal_path`), 0 at the end, so each step's reward says
+what it wasted against the best plan from there. It shifts the return of every episode from one
+start state by the same amount, so it reorders no plans (the test suite checks the oracle's
+lead with and without it); it costs one solve per step.
 `terminated` is true after the answer; `truncated` when `max_steps` steps ran out without one.
 
 Which tasks: the wrapper refuses, at construction, a bundle whose tasks it can never solve (a
@@ -64,6 +77,7 @@ from gymnasium import spaces
 from gymnasium.vector import SyncVectorEnv
 
 from scn.diagnostics import ScnDataError
+from scn.runtime import blockers as bl
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.gym_layout import Layout, layout_of, refuse
@@ -148,6 +162,8 @@ class ScnGymEnv(gymnasium.Env):
         *,
         success_bonus: float | None = None,
         cost_scale: float | str = "optimal",
+        observe_given: bool = True,
+        shaping: str = "none",
         blocker: str | None = None,
         blocks: int = 1,
         render_mode: str | None = None,
@@ -156,6 +172,8 @@ class ScnGymEnv(gymnasium.Env):
             raise ValueError(f"ScnGymEnv does not render (render_mode={render_mode!r})")
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
+        if shaping not in ("none", "potential"):
+            raise ValueError(f"shaping must be 'none' or 'potential', not {shaping!r}")
         if cost_scale != "optimal" and not float(cost_scale) > 0:
             raise ValueError(f"cost_scale must be 'optimal' or positive, not {cost_scale!r}")
         self.bundle = (
@@ -183,6 +201,9 @@ class ScnGymEnv(gymnasium.Env):
         self.max_steps = max_steps
         self.success_bonus = None if success_bonus is None else float(success_bonus)
         self.cost_scale = cost_scale
+        self.observe_given = bool(observe_given)
+        self.shaping = shaping
+        self._phi = self._potential_at_start = 0.0
         self.blocker = blocker
         self.blocks = blocks if blocker else 0
         self.render_mode = None
@@ -192,7 +213,7 @@ class ScnGymEnv(gymnasium.Env):
         self.answer_action = len(self.tools)
         self.action_space = spaces.Discrete(len(self.tools) + 1)
         self.observation_space = spaces.Box(
-            low=0.0, high=self.layout.high, shape=(self.layout.size,), dtype=np.float32
+            low=self.layout.low, high=self.layout.high, shape=(self.layout.size,), dtype=np.float32
         )
 
         self._seed = seed
@@ -224,6 +245,8 @@ class ScnGymEnv(gymnasium.Env):
                 "seed": seed,
                 "success_bonus": self.success_bonus,
                 "cost_scale": cost_scale,
+                "observe_given": self.observe_given,
+                "shaping": shaping,
                 "blocker": blocker,
                 "blocks": blocks,
             },
@@ -353,16 +376,28 @@ class ScnGymEnv(gymnasium.Env):
 
     def _rewards(self, env: Env) -> tuple[float, float]:
         """This episode's (scale, success bonus); see the module docstring."""
-        dearest = max(env.costs.values(), default=0.0)
         if self.cost_scale == "optimal":
-            truth = float(env.task["truth"].get("cost") or 0.0)
-            scale = truth if truth > 0 else (dearest if dearest > 0 else 1.0)
+            scale = self.layout.scale(env.task)
         else:
             scale = float(self.cost_scale)
         bonus = self.success_bonus
         if bonus is None:
-            bonus = 1.0 + self.max_steps * dearest / scale
+            if self.cost_scale == "optimal":  # one bonus for every task: see the docstring
+                bonus = 1.0 + self.max_steps * self.layout.dearest_ratio()
+            else:
+                bonus = 1.0 + self.max_steps * max(env.costs.values(), default=0.0) / scale
         return scale, bonus
+
+    def _potential(self, env: Env) -> float:
+        """Minus the cheapest completion from the current state, over the scale (0 once every
+        goal is held; minus the bonus when no completion is left)."""
+        goals = env.task["goals"]
+        if all(g in env.held for g in goals):
+            return 0.0
+        path, cost = bl.optimal_path(
+            self.bundle.tools, env.available(), env.costs, set(env.held), goals
+        )
+        return -cost / self._scale if path else -self._bonus
 
     # ------------------------------------------------------------ gymnasium API
     def reset(
@@ -382,9 +417,13 @@ class ScnGymEnv(gymnasium.Env):
         env = self.env = self._make(str(task_id))
         env.reset()
         self._obs[:] = self.layout.fixed(env.task, env.costs)
+        if not self.observe_given:
+            self._obs[self.layout.given_span] = 0.0
         self._costs = env.costs  # the starting prices are in the fixed part
         self._spent = 0.0
         self._scale, self._bonus = self._rewards(env)
+        self._phi = self._potential(env) if self.shaping == "potential" else 0.0
+        self._potential_at_start = self._phi
         self._terminated = False
         self._truncated = False
         return self._refresh(), self._info([], None, [])
@@ -418,6 +457,10 @@ class ScnGymEnv(gymnasium.Env):
                 reward += self._bonus
         elif done:
             self._truncated = True
+        if self.shaping == "potential":
+            after = 0.0 if self._terminated or self._truncated else self._potential(env)
+            reward += after - self._phi
+            self._phi = after
         return (
             self._refresh(),
             float(reward),

@@ -16,6 +16,12 @@ The observation (float32) is, in order:
 - `prices`: what each tool costs now (the task's own prices, after a blocker the new ones) over
   the dearest starting price of any tool in any task (`price_norm`, capped at `PRICE_CAP`), 0
   for a tool the task does not show: the costs an LLM agent is told in its tool descriptions;
+- `savings`: for each shown composite tool (one the bundle composes of other tools, its
+  `components`), what calling it saves over calling its components one by one at today's prices,
+  over the bundle's typical saving (`savings_norm`), capped at +-`PRICE_CAP`; 0 elsewhere. Why:
+  CostBench's composites cost the sum of their parts plus noise of a few cents, so whether a
+  composite is worth it is a difference of 0.2 % between two observed prices, which a network
+  would have to learn to resolve; here it is observed at the scale it matters;
 - `progress`: the steps taken over the step budget.
 """
 
@@ -85,13 +91,28 @@ class Layout:
             exact = {v: i for i, v in enumerate(values)} if len(values) <= VOCAB else None
             self.given_at[datatype] = (at, exact)
             at += len(values) if exact is not None else VOCAB
+        t = len(self.tools)
         self.prices_at = at
-        self.progress_at = at + len(self.tools)
+        self.given_span = slice(2 * d, at)
+        self.savings_at = at + t
+        self.progress_at = at + 2 * t
         self.size = self.progress_at + 1
+        self.low = np.zeros(self.size, dtype=np.float32)
         self.high = np.ones(self.size, dtype=np.float32)
         self.price_norm = dearest if dearest > 0 else 1.0
-        self.high[self.prices_at : self.progress_at] = PRICE_CAP
+        self.high[self.prices_at : self.savings_at] = PRICE_CAP
+        self.low[self.savings_at : self.progress_at] = -PRICE_CAP
+        self.high[self.savings_at : self.progress_at] = PRICE_CAP
+        #: each composite tool's index and its components' indices (tools the bundle composes)
+        self.composites = [
+            (i, [self.tool_index[c] for c in bundle.tools[name].get("components") or ()])
+            for i, name in enumerate(self.tools)
+            if all(c in self.tool_index for c in bundle.tools[name].get("components") or ())
+            and bundle.tools[name].get("components")
+        ]
+        self.savings_norm = self._savings_norm()
         self._fixed: dict[str, np.ndarray] = {}
+        self._ratio: float | None = None
         self._playable: dict[str, str | None] = {}
 
     def callable_with(self, held: tuple[int, ...]) -> np.ndarray:
@@ -108,6 +129,27 @@ class Layout:
             found.flags.writeable = False
             self._callable[held] = found
         return found
+
+    def scale(self, task: dict[str, Any]) -> float:
+        """A task's reward scale: its ground truth's cost, else its dearest tool, else 1."""
+        truth = float(task["truth"].get("cost") or 0.0)
+        if truth > 0:
+            return truth
+        dearest = self._dearest(task)
+        return dearest if dearest > 0 else 1.0
+
+    def _dearest(self, task: dict[str, Any]) -> float:
+        bundle = self.bundle
+        return max((bundle.cost(task, t) for t in bundle.visible_tools(task)), default=0.0)
+
+    def dearest_ratio(self) -> float:
+        """The largest ratio of a task's dearest starting price to its scale, over the bundle."""
+        if self._ratio is None:
+            self._ratio = max(
+                (self._dearest(t) / self.scale(t) for t in self.bundle.tasks.values()),
+                default=0.0,
+            )
+        return self._ratio
 
     # ------------------------------------------------------------ observations
     def fixed(self, task: dict[str, Any], costs: dict[str, float]) -> np.ndarray:
@@ -134,9 +176,33 @@ class Layout:
             self._fixed[task["id"]] = found
         return found
 
+    def _savings(self, costs: dict[str, float]) -> list[tuple[int, float]]:
+        """(composite, what it saves over calling its components) for the composites shown."""
+        tools = self.tools
+        out = []
+        for i, parts in self.composites:
+            own = costs.get(tools[i])
+            if own is None:
+                continue
+            out.append((i, sum(costs.get(tools[j], 0.0) for j in parts) - own))
+        return out
+
+    def _savings_norm(self) -> float:
+        """The typical size of a composite's saving over the bundle's tasks (its RMS), so that
+        the savings block is of order 1 even where composites differ by cents (CostBench)."""
+        if not self.composites:
+            return 1.0
+        squares = []
+        for task in list(self.bundle.tasks.values())[:500]:
+            costs = {t: self.bundle.cost(task, t) for t in self.bundle.visible_tools(task)}
+            squares += [s * s for _i, s in self._savings(costs)]
+        rms = (sum(squares) / len(squares)) ** 0.5 if squares else 0.0
+        return rms if rms > 0 else 1.0
+
     def prices(self, costs: dict[str, float], out: np.ndarray) -> None:
-        """Write what each shown tool costs now into the prices block of `out`."""
-        block = out[self.prices_at : self.progress_at]
+        """Write what each shown tool costs now, and what each shown composite saves over its
+        components, into the prices and savings blocks of `out`."""
+        block = out[self.prices_at : self.savings_at]
         block[:] = 0.0
         index = self.tool_index
         norm = self.price_norm
@@ -144,6 +210,11 @@ class Layout:
             i = index.get(name)
             if i is not None:
                 block[i] = min(cost / norm, PRICE_CAP)
+        if self.composites:
+            saved = out[self.savings_at : self.progress_at]
+            saved[:] = 0.0
+            for i, amount in self._savings(costs):
+                saved[i] = max(-PRICE_CAP, min(amount / self.savings_norm, PRICE_CAP))
 
     # ------------------------------------------------------------ playability
     def refusal(self) -> str | None:
