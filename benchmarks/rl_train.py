@@ -98,7 +98,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=8.0, help="wall-time budget for training")
     parser.add_argument("--envs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-steps", type=int, default=6, help="episode step budget")
+    parser.add_argument("--max-steps", type=int, default=20, help="episode step budget")
     parser.add_argument("--bundle", type=Path, default=None, help="a compiled length-3 bundle")
     parser.add_argument(
         "--shaping",
@@ -107,6 +107,14 @@ def main() -> None:
         help="training reward shaping (ScnGymEnv's; evaluation reads the benchmark's metrics)",
     )
     parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--ent", type=float, default=0.0, help="entropy coefficient")
+    parser.add_argument(
+        "--scale",
+        choices=["savings", "optimal"],
+        default="savings",
+        help="training cost scale: the bundle's typical composite saving (a wasted composite "
+        "choice costs about 1) or each task's optimal cost",
+    )
     parser.add_argument(
         "--given",
         action=argparse.BooleanOptionalAction,
@@ -142,14 +150,30 @@ def main() -> None:
             f"{greedy['exact_all']:.3f}, TCR {greedy['tcr']:.3f}, Cost Gap {greedy['cost_gap']:.2f}"
         )
 
+        class Training(ScnGymEnv):
+            """Training only: answering is masked until every goal is held (the policy learns
+            which plan to take, not that quitting is bad, which the reward already says)."""
+
+            def action_masks(self) -> Any:
+                mask = super().action_masks()
+                env = self.env
+                if env is not None and not all(g in env.held for g in env.task["goals"]):
+                    mask = mask.copy()
+                    mask[self.answer_action] = False
+                return mask
+
+        probe = ScnGymEnv(bundle, task_ids=train[:1])
+        scale: Any = probe.layout.savings_norm if args.scale == "savings" else "optimal"
+
         def make(i: int) -> Any:
-            return lambda: ScnGymEnv(
+            return lambda: Training(
                 bundle,
                 task_ids=train,
                 max_steps=args.max_steps,
                 seed=args.seed + i,
                 observe_given=args.given,
                 shaping=args.shaping,
+                cost_scale=scale,
             )
 
         vec = DummyVecEnv([make(i) for i in range(args.envs)])
@@ -158,17 +182,17 @@ def main() -> None:
             vec,
             n_steps=256,
             batch_size=256,
-            n_epochs=5,
+            n_epochs=10,
             learning_rate=args.lr,
             gamma=1.0,
-            gae_lambda=0.95,
-            ent_coef=0.01,
+            gae_lambda=1.0,
+            ent_coef=args.ent,
             policy_kwargs={"net_arch": [128, 128]},
             seed=args.seed,
             device="cpu",
             verbose=0,
         )
-        judge = ScnGymEnv(
+        judge = Training(  # the masks the policy was trained with; nothing else differs
             bundle,
             task_ids=test,
             max_steps=args.max_steps,

@@ -41,11 +41,13 @@ and quitting (an unsuccessful answer, or running out of steps) returns at most 0
 spent. Under a blocker that reprices, the bonus still covers the prices shown at reset only.
 `cost_scale=1.0, success_bonus=100.0` gives the raw costs and the fixed bonus of earlier versions.
 `shaping="potential"` adds potential-based shaping for training (Ng, Harada and Russell, 1999):
-the potential of a state is minus the cheapest completion from it over the scale (the runtime's
-own re-solver, `scn.runtime.blockers.optimal_path`), 0 at the end, so each step's reward says
-what it wasted against the best plan from there. It shifts the return of every episode from one
-start state by the same amount, so it reorders no plans (the test suite checks the oracle's
-lead with and without it); it costs one solve per step.
+the potential of a live state is the bonus less the cheapest completion from it over the scale
+(the runtime's own re-solver, `scn.runtime.blockers.optimal_path`), 0 at the end. Then a call
+earns minus what it wasted against the best plan from there, a successful answer 0 and a failed
+end about minus the bonus: the optimal plan returns 0 on every task, so a value function has
+nothing to learn but mistakes. It shifts the return of every episode from one start state by the
+same amount, so it reorders no plans (the test suite checks the oracle's lead with and without
+it); it costs one solve per step.
 `terminated` is true after the answer; `truncated` when `max_steps` steps ran out without one.
 
 Which tasks: the wrapper refuses, at construction, a bundle whose tasks it can never solve (a
@@ -389,15 +391,15 @@ class ScnGymEnv(gymnasium.Env):
         return scale, bonus
 
     def _potential(self, env: Env) -> float:
-        """Minus the cheapest completion from the current state, over the scale (0 once every
-        goal is held; minus the bonus when no completion is left)."""
+        """The bonus less the cheapest completion from the current state over the scale (the
+        bonus once every goal is held; 0 when no completion is left). See the module docstring."""
         goals = env.task["goals"]
         if all(g in env.held for g in goals):
-            return 0.0
+            return self._bonus
         path, cost = bl.optimal_path(
             self.bundle.tools, env.available(), env.costs, set(env.held), goals
         )
-        return -cost / self._scale if path else -self._bonus
+        return self._bonus - cost / self._scale if path else 0.0
 
     # ------------------------------------------------------------ gymnasium API
     def reset(
