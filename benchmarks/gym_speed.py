@@ -132,7 +132,8 @@ def main() -> None:
                 if "refused" in results[0]:
                     notes.append(f"- {name}, {label}: {results[0]['refused']}")
             rows.append((name, [figure(found[label]) for label, _ in sides]))
-            print(f"{name}: " + ", ".join(f"{lbl} {f}" for (lbl, _), f in zip(sides, rows[-1][1], strict=False)))
+            pairs = zip(sides, rows[-1][1], strict=True)
+            print(f"{name}: " + ", ".join(f"{label} {fig}" for (label, _), fig in pairs))
     print()
     print("| benchmark | " + " | ".join(f"{label} steps/s" for label, _ in sides) + " | target |")
     print("| --- | " + " | ".join("---:" for _ in sides) + " | ---: |")
