@@ -1,16 +1,21 @@
 """MaskablePPO on CostBench at task length 3, against CostBench's greedy baseline.
 
     .venv/bin/pip install -e '.[rl]'      # stable-baselines3, sb3-contrib, torch (CPU)
-    .venv/bin/python benchmarks/rl_train.py                    # ~5 minutes on one shared core
+    .venv/bin/python benchmarks/rl_train.py                    # ~4 minutes on one shared core
     .venv/bin/python benchmarks/rl_train.py --steps 200000 --eval-every 20000 --minutes 9
 
 The travel domain is compiled as CostBench with `length=3` and `split=all` (30 tools; 7,776
 train and 1,536 test preference combinations, each task with its own seeded prices). The
 greedy agent (`scn run --agent greedy`) plays every test task; MaskablePPO (sb3-contrib, an MLP
 policy, invalid actions masked through `ScnGymEnv.action_masks()`) trains on the train tasks
-only, with the wrapper's default rewards (each call costs its price over the task's optimal cost,
-a successful answer earns a bonus no plan can spend) and gamma 1 (a plan's cost is an undiscounted
-sum). After every `--eval-every` steps the policy plays every test task deterministically and the
+only, with the wrapper's rewards (each call costs its price over the task's optimal cost, a
+successful answer earns a bonus no plan can spend) plus its potential-based shaping (which
+reorders no plans; without it the signal is a composite's few cents against the bonus and PPO
+stays at greedy's level), gamma and GAE lambda 1 (a plan's cost is an undiscounted sum), no
+entropy bonus, and answering masked until every goal is held (training and evaluation alike: the
+policy learns which plan to take, not that quitting is bad). The policy does not observe the
+given values (`observe_given=False`: the test split's preference words never occur in training).
+After every `--eval-every` steps the policy plays every test task deterministically and the
 episodes are scored by CostBench's own metric family, the code `scn score` runs. The table prints
 EMR (exact match of the ground truth's path, over the episodes that reached the goal, CostBench's
 definition), the exact matches over all test tasks, TCR and Cost Gap, beside greedy's. Training
@@ -94,7 +99,7 @@ def metrics(records: list[dict[str, Any]]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=150_000, help="most training steps")
-    parser.add_argument("--eval-every", type=int, default=15_000)
+    parser.add_argument("--eval-every", type=int, default=25_000)
     parser.add_argument("--minutes", type=float, default=8.0, help="wall-time budget for training")
     parser.add_argument("--envs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
@@ -111,9 +116,9 @@ def main() -> None:
     parser.add_argument(
         "--scale",
         choices=["savings", "optimal"],
-        default="savings",
-        help="training cost scale: the bundle's typical composite saving (a wasted composite "
-        "choice costs about 1) or each task's optimal cost",
+        default="optimal",
+        help="training cost scale: each task's optimal cost (the wrapper's default) or the "
+        "bundle's typical composite saving",
     )
     parser.add_argument(
         "--given",
@@ -217,13 +222,19 @@ def main() -> None:
                 f"{minutes:.1f} |",
                 flush=True,
             )
-            if beaten_at is None and found["emr"] > greedy["emr"] and found["tcr"] >= greedy["tcr"]:
+            # beaten: EMR above greedy's by two binomial standard errors, TCR no lower
+            margin = 2 * (greedy["emr"] * (1 - greedy["emr"]) / len(test)) ** 0.5
+            if (
+                beaten_at is None
+                and found["emr"] > greedy["emr"] + margin
+                and found["tcr"] >= greedy["tcr"]
+            ):
                 beaten_at = (trained, minutes)
         print()
         if beaten_at is not None:
             print(
-                f"MaskablePPO beat greedy's EMR (with at least its TCR) after {beaten_at[0]:,} "
-                f"steps, {beaten_at[1]:.1f} minutes in"
+                f"MaskablePPO beat greedy's EMR by more than two standard errors (with at least "
+                f"its TCR) after {beaten_at[0]:,} steps, {beaten_at[1]:.1f} minutes in"
             )
         else:
             print("MaskablePPO did not beat greedy's EMR within the budget")
