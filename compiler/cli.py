@@ -629,5 +629,9 @@ from scn import probe_cli  # noqa: E402
 main.add_command(probe_cli.probe)
 main.add_command(llm_cli.transcript)
 
+from scn import inspect_cli  # noqa: E402
+
+main.add_command(inspect_cli.import_inspect)
+
 
 __all__ = ["main", "STAGE_NAMES"]

@@ -88,6 +88,8 @@ class Env:
     #: `answer_text`, `stop`) when it declares any.
     harness: Harness = field(init=False, default=None)
     enforced: bool = field(init=False, default=False)  #: whether the harness has rules to apply
+    #: (the task, each visible tool's cost in it): see start_costs()
+    costs0: tuple[Any, dict[str, float]] = field(init=False, default=(None, {}))
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.bundle, LoadedBundle):  # a path: Env("out/travel", task_id)
@@ -133,10 +135,12 @@ class Env:
         self.steps = []
         self.done = False
         self.answer = None
-        self.visible = self.bundle.visible_tools(self.task)
+        visible = self.bundle.visible_tools(self.task)
+        if visible != self.visible:  # the same list on a replay keeps positions() cached
+            self.visible = visible
         self.banned, self.hidden = set(), set()
         self.checker = cons.Checker(self.prepared, self.datatypes, self.visible)
-        self.costs = {t: self.bundle.cost(self.task, t) for t in self.visible}
+        self.costs = self.start_costs()
         self.events, self.call_steps = [], 0
         self.slowed, self.down, self.swaps = {}, None, {}
         self.unlisted = effects.unlisted(self.registry, self.bundle)
@@ -195,6 +199,15 @@ class Env:
             return list(self.visible)
         off = self.banned | self.hidden | self.unlisted
         return [t for t in self.visible if t not in off]
+
+    def start_costs(self) -> dict[str, float]:
+        """Each visible tool's cost in the task at the start of an episode, as a fresh dict.
+
+        Why cached: an Env replayed many times (the Gymnasium wrapper resets one per task) would
+        otherwise look up thousands of costs per episode on the largest bundles."""
+        if self.costs0[0] is not self.task:
+            self.costs0 = (self.task, {t: self.bundle.cost(self.task, t) for t in self.visible})
+        return dict(self.costs0[1])
 
     def positions(self) -> dict[str, int]:
         """Each visible tool's position; rebuilt whenever `visible` is replaced. Bundles with
