@@ -531,44 +531,6 @@ def _warn(message: str) -> None:
 
 
 @main.command()
-@click.argument("trajectories", type=click.Path(path_type=Path, exists=True, dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
-@diagnostics_option
-def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
-    """Print the metrics of a trajectory file, per agent, in its metric families' terms."""
-    from scn.scoring import families
-    from scn.trajectory import read_trajectories
-
-    with _boundary(_Reporter(diagnostics_format)):
-        records = read_trajectories(trajectories)
-        if not records:
-            raise ScnError(f"{trajectories} holds no episodes", path=str(trajectories), code="data")
-        installed = families.installed_families()
-        table = families.score_records(
-            records,
-            truth=families.load_truth(records, installed),
-            families=installed,
-            warn=_warn,
-        )
-        if as_json:
-            click.echo(json.dumps(table, indent=2, sort_keys=True))
-            return
-        from rich.console import Console
-        from rich.table import Table
-
-        metrics_names = sorted({k for m in table.values() for k in m})
-        view = Table(title=str(trajectories))
-        view.add_column("metric")
-        for agent in table:
-            view.add_column(agent, justify="right")
-        for name in metrics_names:
-            view.add_row(
-                name, *("-" if m.get(name) is None else f"{m[name]:.4g}" for m in table.values())
-            )
-        Console().print(view)
-
-
-@main.command()
 @click.argument(
     "trajectories",
     nargs=-1,
@@ -679,5 +641,10 @@ def serve(
             blocks=blocks if blocker else 0,
         )
 
+
+# --- commands defined in their own modules
+from scn import score_cli  # noqa: E402
+
+main.add_command(score_cli.score)
 
 __all__ = ["main", "STAGE_NAMES"]

@@ -260,6 +260,22 @@ def _score_records(
         records = with_truth(records, truth)
     if families is None:
         families = installed_families()
+    bundles = BundleCache()
+    missing: dict[str, set[str]] = {}
+    table: dict[str, dict[str, Any]] = {}
+    for label, mine in group_records(records).items():
+        table[label], absent = score_group(mine, families_of(mine[0], bundles), families)
+        for name in absent:
+            missing.setdefault(name, set()).add(bundle_label(mine[0]))
+    if warn is not None:
+        for message in missing_messages(missing):
+            warn(message)
+    return table
+
+
+def group_records(records: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Return {group label: records}, sorted by label: one group per agent, bundle and blocker
+    setting (see the module docstring for the labels)."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     about: dict[str, tuple[str, str]] = {}
     for record in records:
@@ -274,9 +290,7 @@ def _score_records(
     for agent, key, setting in groups:
         per_agent.setdefault(agent, set()).add(key)
         settings_of.setdefault((agent, key), set()).add(setting)
-    bundles = BundleCache()
-    missing: dict[str, set[str]] = {}
-    table: dict[str, dict[str, Any]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for (agent, key, setting), mine in sorted(groups.items()):
         label = agent
         if len(per_agent[agent]) > 1:
@@ -286,13 +300,8 @@ def _score_records(
                 label = f"{agent} [{domain}/{scenario} {key[:8]}]"
         if len(settings_of[(agent, key)]) > 1:  # the same agent with and without a blocker
             label += f" [blocker {setting}]" if setting else " [no blocker]"
-        table[label], absent = score_group(mine, families_of(mine[0], bundles), families)
-        for name in absent:
-            missing.setdefault(name, set()).add("/".join(about[key]))
-    if warn is not None:
-        for message in missing_messages(missing):
-            warn(message)
-    return dict(sorted(table.items()))
+        out[label] = mine
+    return dict(sorted(out.items()))
 
 
 # ------------------------------------------------------------------ families not installed

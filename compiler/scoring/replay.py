@@ -1,0 +1,305 @@
+"""Recompute every episode's outcome from its recorded actions, so a score never believes a record.
+
+A trajectory record says what happened (`outcome.success`, `outcome.cost`, each call's result),
+but anyone can edit a JSON line. The environment is deterministic given the bundle, the task,
+the settings and the agent's actions, so `verify` plays each record's actions again through the
+runtime (`scn.runtime.env.Env`) on the bundle the record names, and scores what the replay
+gives. The record's own steps and outcome are only *checked* against the replay: every field
+that disagrees is named (file, line, task, agent), and the caller decides what to do (`scn score`
+prints the scores of the replay and exits 2).
+
+The bundle must be the one the record names: found at `bundle.path` (as written, or relative to
+the trajectory file's folder) or among `--bundle` folders, with every file matching the
+manifest's hashes and the manifest matching `bundle.manifest_sha256`. A bundle that is missing or
+fails its hashes is an error, not a skipped file.
+
+Not checked (they are measurements, not consequences of the actions): each step's `time_ms`,
+and the fields a record adds that the environment does not produce (an LLM agent's token
+counts, say); they are carried over as recorded. Episodes marked failed-to-run
+(`scn.trajectory.failed_to_run`) are not replayed; they are counted and left out of the scores.
+
+Identical episodes (same bundle, task, settings and actions; deterministic agents repeated over
+runs) are replayed once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import define, field, frozen
+
+from scn._gc import paused_gc
+from scn.diagnostics import ScnDataError, ScnError
+from scn.trajectory import failed_to_run
+
+#: Step fields the replay does not reproduce (wall-clock measurements).
+UNCHECKED_STEP_KEYS = frozenset({"time_ms"})
+
+
+@frozen
+class Entry:
+    """One record and where it was read (file and line), for messages."""
+
+    file: str
+    line: int
+    record: dict[str, Any]
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    @property
+    def name(self) -> str:
+        return f"{self.where}: task {self.record.get('task')!r}, agent {self.record.get('agent')!r}"
+
+
+@define
+class Verified:
+    """What `verify` found: the replayed records, the disagreements and the failed-to-run count."""
+
+    entries: list[Entry] = field(factory=list)  #: the records as replayed (outcome recomputed)
+    disagreements: list[str] = field(factory=list)  #: one message per disagreeing episode
+    failed: list[Entry] = field(factory=list)  #: episodes marked failed-to-run, left out
+    replayed: int = 0  #: distinct episodes actually played again
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [e.record for e in self.entries]
+
+
+# ------------------------------------------------------------------ bundles
+
+
+class Bundles:
+    """The bundles records name, each loaded once and checked against the recorded hash.
+
+    `extra` folders are searched by manifest hash when a record's path does not hold its bundle
+    (a bundle moved since the run)."""
+
+    def __init__(self, extra: Iterable[Path] = ()) -> None:
+        self.loaded: dict[str, Any] = {}
+        self.errors: dict[tuple[str, str], str] = {}
+        self.extra = [Path(p) for p in extra]
+        self._by_hash: dict[str, Any] | None = None
+
+    def get(self, entry: Entry) -> Any:
+        """Return the `LoadedBundle` a record names.
+
+        Raises:
+            ScnDataError: it is missing, fails its hashes, or is another bundle (located).
+        """
+        block = entry.record["bundle"]
+        digest, path = block["manifest_sha256"], block["path"]
+        if digest in self.loaded:
+            return self.loaded[digest]
+        key = (path, digest)
+        if key not in self.errors:
+            try:
+                self.loaded[digest] = self._find(entry, path, digest)
+                return self.loaded[digest]
+            except ScnError as e:
+                self.errors[key] = str(e)
+        raise ScnDataError(
+            f"{entry.where}: cannot score against bundle {path!r}: {self.errors[key]}",
+            path=f"{entry.where}: $.bundle",
+        )
+
+    def _find(self, entry: Entry, path: str, digest: str) -> Any:
+        from scn.runtime.bundle import LoadedBundle
+
+        candidates = [Path(path)]
+        if not Path(path).is_absolute():
+            candidates.append(Path(entry.file).parent / path)
+        root = next((c for c in candidates if (c / "manifest.json").is_file()), None)
+        found = None
+        if root is not None:
+            found = LoadedBundle.load(root)  # every file checked against the manifest
+            if found.manifest_sha256 == digest:
+                return found
+        moved = self.by_hash().get(digest)
+        if moved is not None:
+            return moved
+        if found is not None:
+            raise ScnDataError(
+                f"its manifest's SHA-256 is {found.manifest_sha256[:12]}..., not the recorded "
+                f"{digest[:12]}... (another bundle, or the record or bundle was edited)",
+                path="$.bundle.manifest_sha256",
+            )
+        raise ScnDataError("no bundle there (pass --bundle DIR if it moved)", path="$.bundle.path")
+
+    def by_hash(self) -> dict[str, Any]:
+        from scn.runtime.bundle import LoadedBundle
+
+        if self._by_hash is None:
+            self._by_hash = {}
+            for root in self.extra:
+                loaded = LoadedBundle.load(root)
+                self._by_hash[loaded.manifest_sha256] = loaded
+        return self._by_hash
+
+
+# ------------------------------------------------------------------ replay
+
+
+def _settings(entry: Entry) -> dict[str, Any]:
+    """Return the Env arguments of a record's settings, type-checked.
+
+    Raises:
+        ScnDataError: a setting has the wrong type (located).
+    """
+    s = entry.record.get("settings") or {}
+
+    def bad(key: str, what: str) -> ScnDataError:
+        return ScnDataError(
+            f"{entry.where}: settings.{key} is not {what}", path=f"{entry.where}: $.settings.{key}"
+        )
+
+    def integer(key: str, default: int) -> int:
+        value = s.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad(key, "a non-negative integer")
+        return value
+
+    def text(key: str) -> str | None:
+        value = s.get(key)
+        if value is not None and not isinstance(value, str):
+            raise bad(key, "a string")
+        return value
+
+    retrieval = s.get("retrieval", False)
+    if not isinstance(retrieval, bool):
+        raise bad("retrieval", "true or false")
+    return {
+        "max_steps": integer("max_steps", 20),
+        "blocker": text("blocker"),
+        "blocks": integer("blocks", 0),
+        "retrieval": retrieval,
+        "protocol_name": text("protocol"),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """Return `value` as JSON would give it back (tuples as lists, keys as strings)."""
+    return json.loads(json.dumps(value, sort_keys=True, default=repr))
+
+
+def _replay(
+    bundle: Any, registry: Any, entry: Entry
+) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
+    """Play a record's actions again; return (steps, outcome, whether the episode ended)."""
+    from scn.runtime.env import Env
+
+    record = entry.record
+    try:
+        env = Env(bundle, record["task"], registry=registry, **_settings(entry))
+    except ScnError as e:
+        raise ScnDataError(
+            f"{entry.where}: cannot be replayed: {e}",
+            path=f"{entry.where}: $.task",
+        ) from None
+    env.reset()
+    for step in record["steps"]:
+        if env.done:
+            break
+        env.step(step["action"])
+    ended = env.done and len(env.steps) == len(record["steps"])
+    return _plain(env.steps), _plain(env.outcome()), ended
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=repr)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def differences(
+    recorded: Sequence[Any],
+    steps: Sequence[dict[str, Any]],
+    told: Mapping[str, Any],
+    outcome: Mapping[str, Any],
+    ended: bool,
+) -> list[str]:
+    """Return what a record says that its replay does not (empty when they agree)."""
+    out: list[str] = []
+    if not ended:
+        if len(recorded) < len(steps) or len(recorded) == len(steps):
+            out.append(f"its {len(recorded)} steps end before the episode does")
+        else:
+            out.append(f"it records {len(recorded)} steps but the episode ends after {len(steps)}")
+    for i, (mine, theirs) in enumerate(zip(steps, recorded, strict=False)):
+        if not isinstance(theirs, dict):
+            continue
+        keys = sorted(
+            k for k in mine if k in theirs and k not in UNCHECKED_STEP_KEYS and mine[k] != theirs[k]
+        )
+        if keys:
+            out.append(f"step {i} differs in {', '.join(keys)}")
+            break
+    for key in sorted(outcome):
+        if key in told and told[key] != outcome[key]:
+            out.append(
+                f"outcome.{key} is {_show(told[key])}, the replay gives {_show(outcome[key])}"
+            )
+    return out
+
+
+def _carry(told: dict[str, Any], replayed: dict[str, Any]) -> dict[str, Any]:
+    """Return a replayed step with what the record adds that the replay cannot reproduce (its
+    time, an LLM agent's `llm` log of tokens and latency)."""
+    return {k: v for k, v in told.items() if k not in replayed or k in UNCHECKED_STEP_KEYS} | {
+        k: v for k, v in replayed.items() if k not in UNCHECKED_STEP_KEYS
+    }
+
+
+def verify(entries: Iterable[Entry], bundles: Bundles | None = None) -> Verified:
+    """Replay every record; return the recomputed records and each disagreement.
+
+    Raises:
+        ScnDataError: a record's bundle is missing or fails its hashes, or a record cannot be
+            replayed on it (an unknown task or blocker, settings of the wrong type); located.
+    """
+    from scn.runtime.protocols import installed
+
+    bundles = bundles or Bundles()
+    registry = installed()
+    done = Verified()
+    memo: dict[str, tuple[list[dict[str, Any]], dict[str, Any], bool]] = {}
+    with paused_gc():
+        for entry in entries:
+            record = entry.record
+            if failed_to_run(record):
+                done.failed.append(entry)
+                continue
+            bundle = bundles.get(entry)
+            key = json.dumps(
+                [
+                    bundle.manifest_sha256,
+                    record["task"],
+                    record.get("settings"),
+                    [s["action"] for s in record["steps"]],
+                ],
+                sort_keys=True,
+                default=repr,
+            )
+            if key not in memo:
+                memo[key] = _replay(bundle, registry, entry)
+                done.replayed += 1
+            steps, outcome, ended = memo[key]
+            told = record["outcome"]
+            found = differences(record["steps"], steps, told, outcome, ended)
+            if found:
+                done.disagreements.append(f"{entry.name}: " + "; ".join(found))
+            told_steps = record["steps"]
+            fresh = [
+                _carry(told_steps[i], s) if i < len(told_steps) else s for i, s in enumerate(steps)
+            ]
+            merged = {k: v for k, v in told.items() if k not in outcome} | outcome
+            done.entries.append(
+                Entry(entry.file, entry.line, {**record, "steps": fresh, "outcome": merged})
+            )
+    return done
+
+
+__all__ = ["Bundles", "Entry", "Verified", "differences", "verify"]
