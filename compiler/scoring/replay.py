@@ -81,7 +81,8 @@ class Bundles:
 
     def __init__(self, extra: Iterable[Path] = ()) -> None:
         self.loaded: dict[str, Any] = {}
-        self.errors: dict[tuple[str, str], str] = {}
+        self.errors: dict[str, str] = {}
+        self.roots: dict[Path, Any] = {}
         self.extra = [Path(p) for p in extra]
         self._by_hash: dict[str, Any] | None = None
 
@@ -93,13 +94,13 @@ class Bundles:
         """
         block = entry.record["bundle"]
         digest, path = block["manifest_sha256"], block["path"]
-        if digest in self.loaded:
-            return self.loaded[digest]
-        key = (path, digest)
+        key = f"{digest} {path}"
+        if key in self.loaded:
+            return self.loaded[key]
         if key not in self.errors:
             try:
-                self.loaded[digest] = self._find(entry, path, digest)
-                return self.loaded[digest]
+                self.loaded[key] = self._find(entry, path, digest)
+                return self.loaded[key]
             except ScnError as e:
                 self.errors[key] = str(e)
         raise ScnDataError(
@@ -116,7 +117,10 @@ class Bundles:
         root = next((c for c in candidates if (c / "manifest.json").is_file()), None)
         found = None
         if root is not None:
-            found = LoadedBundle.load(root)  # every file checked against the manifest
+            resolved = root.resolve()
+            if resolved not in self.roots:  # every file checked against the manifest
+                self.roots[resolved] = LoadedBundle.load(root)
+            found = self.roots[resolved]
             if found.manifest_sha256 == digest:
                 return found
         moved = self.by_hash().get(digest)
