@@ -123,7 +123,7 @@ def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any] | None:
         raise _error(path, number, f"nested more than {MAX_DEPTH} levels deep") from None
     if not isinstance(record, dict) or record.get("schema") != SCHEMA:
         raise _error(path, number, f"not a {SCHEMA} record", ": $.schema")
-    if _depth(record) > MAX_DEPTH:
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth(record) > MAX_DEPTH:
         raise _error(path, number, f"nested more than {MAX_DEPTH} levels deep")
     check_record(path, number, record)
     return record

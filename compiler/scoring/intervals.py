@@ -8,10 +8,11 @@ reported, as the papers do:
   scorer, and the 2.5th and 97.5th percentiles are reported as `NAME.ci_low` and `NAME.ci_high`
   (n is the group's `episodes`). The generator is seeded (`seed`, default 0) so the same file
   gives the same interval. A metric that is None on a resample is left out of that resample; a
-  metric that is never a number has no interval. To keep a 100,000-episode file scoreable, the
-  total number of resampled episodes per group is capped at `BUDGET` (fewer resamples for very
-  large groups, never fewer than `MIN_RESAMPLES`); the interval of a group that large is narrow
-  and stable anyway.
+  metric that is never a number has no interval. To keep a 100,000-episode file scoreable, a
+  resample is never larger than `BUDGET // resamples` episodes (100 with the defaults): a group
+  larger than that is bootstrapped m out of n (resamples of m episodes, and each percentile's
+  distance from the whole group's value shrunk by sqrt(m / n), the standard correction for the
+  m-out-of-n bootstrap of a mean-like statistic). Below that size the bootstrap is the plain one.
 * **Repeated runs**: when a group holds several runs (several trajectory files, or records with
   a `run` index in their settings or at their top level), each metric is computed per run and
   reported as the mean over runs, with `NAME.std` the sample standard deviation (n - 1) and
@@ -29,9 +30,10 @@ from typing import Any
 
 #: Metrics that are counts, not estimates: no interval, no spread.
 COUNTS = frozenset({"episodes", "runs", "failed_to_run"})
-#: Most resampled episodes per group (resamples x episodes), and fewest resamples.
-BUDGET = 2_000_000
-MIN_RESAMPLES = 200
+#: Most resampled episodes per group (resamples x resample size); see the module docstring.
+BUDGET = 100_000
+#: Smallest resample of the m-out-of-n bootstrap.
+MIN_SAMPLE = 50
 
 Scorer = Callable[[list[dict[str, Any]]], Mapping[str, Any]]
 
@@ -70,28 +72,40 @@ def bootstrap(
     resamples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    whole: Mapping[str, Any] | None = None,
 ) -> dict[str, tuple[float, float]]:
     """Return {metric: (low, high)}: the percentile bootstrap interval of each metric.
 
-    `resamples` is lowered for large groups (see `BUDGET`); 0 gives no intervals."""
+    Groups larger than `BUDGET // resamples` are bootstrapped m out of n around `whole` (the
+    scorer's value on every record, computed here when not given); 0 resamples: no intervals."""
     n = len(records)
     if n == 0 or resamples <= 0:
         return {}
-    resamples = min(resamples, max(MIN_RESAMPLES, BUDGET // n))
+    m = min(n, max(MIN_SAMPLE, BUDGET // resamples))
     rng = random.Random(seed)
     seen: dict[str, list[float]] = {}
     pool = list(records)
     for _ in range(resamples):
-        sample = rng.choices(pool, k=n)
+        sample = rng.choices(pool, k=m)
         for key, value in scorer(sample).items():
             number = finite(value)
             if number is not None and key not in COUNTS:
                 seen.setdefault(key, []).append(number)
+    if m < n and whole is None:
+        whole = scorer(pool)
+    whole = whole or {}
+    shrink = math.sqrt(m / n)
     tail = (1 - level) / 2
     out = {}
     for key, values in seen.items():
         values.sort()
-        out[key] = (round(percentile(values, tail), 6), round(percentile(values, 1 - tail), 6))
+        low, high = percentile(values, tail), percentile(values, 1 - tail)
+        centre = finite(whole.get(key)) if m < n else None
+        if m < n and centre is None:
+            continue
+        if centre is not None:
+            low, high = centre + (low - centre) * shrink, centre + (high - centre) * shrink
+        out[key] = (round(low, 6), round(high, 6))
     return out
 
 

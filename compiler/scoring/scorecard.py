@@ -143,9 +143,8 @@ def score_entries(
         row = intervals.clean(whole)
         if len(runs) > 1:
             row = intervals.clean(intervals.over_runs([scorer(rs) for rs in runs.values()]))
-        for key, (low, high) in intervals.bootstrap(
-            mine, scorer, resamples=resamples, seed=seed
-        ).items():
+        found = intervals.bootstrap(mine, scorer, resamples=resamples, seed=seed, whole=whole)
+        for key, (low, high) in found.items():
             row[f"{key}.ci_low"], row[f"{key}.ci_high"] = low, high
         table[label] = row
     warnings.extend(fam.missing_messages(missing))
