@@ -84,6 +84,13 @@ diagnostics_option = click.option(
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 @click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes replaying episodes (forked; the scores do not depend on it).",
+)
+@click.option(
     "--no-replay",
     is_flag=True,
     help="Score the records as written, without replaying them (for bundles that are gone).",
@@ -95,6 +102,7 @@ def score(
     bundles: tuple[Path, ...],
     resamples: int,
     seed: int,
+    jobs: int,
     no_replay: bool,
     diagnostics_format: str,
 ) -> None:
@@ -113,6 +121,7 @@ def score(
             replay=not no_replay,
             resamples=resamples,
             seed=seed,
+            jobs=jobs,
         )
         for message in card.warnings:
             warn(message)

@@ -303,3 +303,18 @@ def test_percentile_and_spread_by_hand() -> None:
     assert a == bootstrap(records, mean, resamples=500, seed=1)  # seeded
     low, high = a["m"]
     assert 0.0 <= low < 0.3 < high <= 0.7 and "nan" not in a and "episodes" not in a
+
+
+def test_replay_over_processes_gives_the_same_scores(
+    played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scn.scoring import workers
+
+    monkeypatch.setattr(workers, "MIN_ITEMS", 1)
+    records = lines_of(played)
+    records[4]["outcome"]["success"] = True
+    forged = write(tmp_path / "forged.jsonl", records)
+    one = cli("score", forged, "--json")
+    two = cli("score", forged, "--json", "--jobs", "2")
+    assert (one.exit_code, one.stdout, one.stderr) == (two.exit_code, two.stdout, two.stderr)
+    assert "forged.jsonl:5:" in two.stderr

@@ -18,7 +18,9 @@ reported, as the papers do:
   reported as the mean over runs, with `NAME.std` the sample standard deviation (n - 1) and
   `runs` their number (CCTU reports three runs as mean and standard deviation).
 
-Counts (`episodes`, `runs`, `failed_to_run`) get neither.
+Counts get no interval: the names in `COUNTS`, and every metric whose value on the whole group is
+an integer (a scorer's `len` or sum of calls), since a resample of another size would not
+estimate them.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ def bootstrap(
     if n == 0 or resamples <= 0:
         return {}
     m = min(n, max(MIN_SAMPLE, BUDGET // resamples))
+    if whole is None:
+        whole = scorer(list(records))
+    counts = {k for k, v in whole.items() if isinstance(v, int) and not isinstance(v, bool)}
     rng = random.Random(seed)
     seen: dict[str, list[float]] = {}
     pool = list(records)
@@ -89,11 +94,8 @@ def bootstrap(
         sample = rng.choices(pool, k=m)
         for key, value in scorer(sample).items():
             number = finite(value)
-            if number is not None and key not in COUNTS:
+            if number is not None and key not in COUNTS and key not in counts:
                 seen.setdefault(key, []).append(number)
-    if m < n and whole is None:
-        whole = scorer(pool)
-    whole = whole or {}
     shrink = math.sqrt(m / n)
     tail = (1 - level) / 2
     out = {}

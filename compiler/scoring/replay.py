@@ -31,7 +31,6 @@ from typing import Any
 
 from attrs import define, field, frozen
 
-from scn._gc import paused_gc
 from scn.diagnostics import ScnDataError, ScnError
 from scn.trajectory import failed_to_run
 
@@ -212,11 +211,13 @@ def _env_class() -> type:
     return _ENV[0]
 
 
-Replayed = tuple[list[dict[str, Any]], dict[str, Any], "str | None"]
+#: A replay: its steps, its outcome, what is wrong with the record's length (None: nothing), and
+#: the ground-truth answer of the task as the episode ended (a preference change replaces it).
+Replayed = tuple[list[dict[str, Any]], dict[str, Any], "str | None", Any]
 
 
 def _replay(bundle: Any, registry: Any, entry: Entry) -> Replayed:
-    """Play a record's actions again; return (steps, outcome, what is wrong with its length)."""
+    """Play a record's actions again (see `Replayed`)."""
     record = entry.record
     try:
         env = _env_class()(bundle, record["task"], registry=registry, **_settings(entry))
@@ -236,7 +237,7 @@ def _replay(bundle: Any, registry: Any, entry: Entry) -> Replayed:
         length = f"its {len(recorded)} steps end before the episode does"
     elif len(env.steps) < len(recorded):
         length = f"it records {len(recorded)} steps but the episode ends after {len(env.steps)}"
-    return env.steps, env.outcome(), length
+    return env.steps, env.outcome(), length, env.task.get("truth", {}).get("answer")
 
 
 def _show(value: Any) -> str:
@@ -280,52 +281,82 @@ def _carry(told: dict[str, Any], replayed: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def verify(entries: Iterable[Entry], bundles: Bundles | None = None) -> Verified:
-    """Replay every record; return the recomputed records and each disagreement.
+def verify(entries: Iterable[Entry], bundles: Bundles | None = None, jobs: int = 1) -> Verified:
+    """Replay every record (over `jobs` processes); return the recomputed records and each
+    disagreement. The result does not depend on `jobs`.
 
     Raises:
         ScnDataError: a record's bundle is missing or fails its hashes, or a record cannot be
             replayed on it (an unknown task or blocker, settings of the wrong type); located.
     """
     from scn.runtime.protocols import installed
+    from scn.scoring import workers
 
     bundles = bundles or Bundles()
-    registry = installed()
     done = Verified()
-    memo: dict[str, Replayed] = {}
-    with paused_gc():
-        for entry in entries:
-            record = entry.record
-            if failed_to_run(record):
-                done.failed.append(entry)
-                continue
-            bundle = bundles.get(entry)
-            key = json.dumps(
-                [
-                    bundle.manifest_sha256,
-                    record["task"],
-                    record.get("settings"),
-                    [s["action"] for s in record["steps"]],
-                ],
-                default=repr,
-            )
-            if key not in memo:
-                memo[key] = _replay(bundle, registry, entry)
-                done.replayed += 1
-            steps, outcome, length = memo[key]
-            told = record["outcome"]
-            found = differences(record["steps"], steps, told, outcome, length)
+    todo: list[tuple[Entry, Any]] = []
+    for entry in entries:
+        if failed_to_run(entry.record):
+            done.failed.append(entry)
+        else:
+            todo.append((entry, bundles.get(entry)))
+    state = {"todo": todo, "registry": installed()}
+    for part in workers.fork_map(_verify_chunk, len(todo), jobs, state):
+        for item in part:
+            if item[0] == "error":
+                raise ScnDataError(item[1], path=item[2])
+            _, index, found, outcome, steps, replayed = item
+            entry = todo[index][0]
+            done.replayed += replayed
             if found:
                 done.disagreements.append(f"{entry.name}: " + "; ".join(found))
-            told_steps = record["steps"]
-            fresh = [
-                _carry(told_steps[i], s) if i < len(told_steps) else s for i, s in enumerate(steps)
-            ]
-            merged = {k: v for k, v in told.items() if k not in outcome} | outcome
-            done.entries.append(
-                Entry(entry.file, entry.line, {**record, "steps": fresh, "outcome": merged})
-            )
+            record = {**entry.record, "outcome": outcome}
+            if steps is not None:
+                record["steps"] = steps
+            done.entries.append(Entry(entry.file, entry.line, record))
     return done
+
+
+def _verify_chunk(part: range) -> list[tuple[Any, ...]]:
+    """Replay the records `part` indexes in `workers.STATE["todo"]`; return, per record,
+    ("ok", index, disagreements, outcome, steps or None when the record's agree, replays done)
+    or ("error", message, path), so that nothing large or unpicklable crosses processes."""
+    from scn.scoring import workers
+
+    todo, registry = workers.STATE["todo"], workers.STATE["registry"]
+    memo: dict[str, Replayed] = {}
+    out: list[tuple[Any, ...]] = []
+    for i in part:
+        entry, bundle = todo[i]
+        record = entry.record
+        key = json.dumps(
+            [
+                bundle.manifest_sha256,
+                record["task"],
+                record.get("settings"),
+                [s["action"] for s in record["steps"]],
+            ],
+            default=repr,
+        )
+        fresh = key not in memo
+        if fresh:
+            try:
+                memo[key] = _replay(bundle, registry, entry)
+            except ScnError as e:
+                diagnostic = e.diagnostics[0] if e.diagnostics else None
+                return [*out, ("error", str(e), diagnostic.path if diagnostic else entry.where)]
+        steps, outcome, length, answer = memo[key]
+        told = record["outcome"]
+        found = differences(record["steps"], steps, told, outcome, length)
+        kept = None
+        if found:
+            recorded = record["steps"]
+            kept = [_carry(recorded[j], s) if j < len(recorded) else s for j, s in enumerate(steps)]
+        merged = {k: v for k, v in told.items() if k not in outcome} | outcome
+        if answer is not None and isinstance(outcome.get("truth"), dict):
+            merged["truth"] = {**outcome["truth"], "answer": answer}
+        out.append(("ok", i, found, merged, kept, int(fresh)))
+    return out
 
 
 __all__ = ["Bundles", "Entry", "Verified", "differences", "verify"]
