@@ -150,6 +150,8 @@ def line_chart(
         fig = figure()
         ax = fig.add_subplot()
         positions = list(range(len(xs)))
+        counts = [{p.n for pts in series.values() if (p := pts.get(x)) is not None} for x in xs]
+        shared = [next(iter(c)) if len(c) == 1 else None for c in counts]  # n in the tick label
         dodge = 0.25 / max(1, len(series))  # side by side, so error bars do not overlap
         for i, (label, points) in enumerate(series.items()):
             colour = colour_of.get(label, "C0")
@@ -169,12 +171,16 @@ def line_chart(
                 markersize=4,
                 linewidth=1.2,
             )
-            for x, p in zip(shifted, ps, strict=True):
-                _annotate(ax, x, p, colour)
+            for j, (x, p) in enumerate(zip(shifted, ps, strict=True)):
+                if shared[j] is None:
+                    _annotate(ax, x, p, colour)
         ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.set_xticks(positions, [str(x) for x in xs])
+        ax.set_xticks(
+            positions,
+            [str(x) if n is None else f"{x}\nn={n}" for x, n in zip(xs, shared, strict=True)],
+        )
         if unit_range:
             ax.set_ylim(-0.05, 1.12)
         ax.grid(True, alpha=0.3)
