@@ -1,4 +1,4 @@
-"""The `scn score` command: scores recomputed from the recorded steps, never taken on trust.
+"""`scn score` and `scn report`: scores recomputed from the recorded steps, never taken on trust.
 
 The logic lives in `scn.scoring.scorecard`; this module reads the options, prints the table (a
 rich table, or JSON with `--json`) and turns errors into exit codes like the rest of `scn`: bad
@@ -144,6 +144,24 @@ def score(
             sys.exit(EXIT_INPUT)
 
 
+@click.command()
+@click.argument(
+    "trajectories", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
+)
+@click.option(
+    "-o", "--out", type=click.Path(path_type=Path), default=Path("report"), show_default=True
+)
+@diagnostics_option
+def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -> None:
+    """Compare runs across trajectory files: report.md, report.json, report.html and each metric
+    family's figures (SVG, PDF, 300-dpi PNG) in --out."""
+    from scn.scoring.report import write_report
+
+    with boundary(diagnostics_format):
+        for path in write_report(list(trajectories), out, warn=warn):
+            click.echo(path)
+
+
 def cell(row: dict[str, object], name: str) -> str:
     """Format one metric: value, [interval], ± spread over runs."""
     value = row.get(name)
@@ -173,4 +191,4 @@ def print_table(table: dict[str, dict[str, object]], title: str) -> None:
     Console().print(view)
 
 
-__all__ = ["boundary", "score"]
+__all__ = ["boundary", "report", "score"]
