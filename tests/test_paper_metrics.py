@@ -135,3 +135,23 @@ def test_tpsbench_efficiency_is_none_without_logs_or_prices() -> None:
     table = tpsbench.efficiency([_tps([1000], [100], [500.0])], completion=0.0)
     assert table["input_tokens_k"] == 1.0 and table["cost_milli_usd"] is None
     assert table["cost_of_pass"] is None
+
+
+def test_travelplanner_tool_use_statistics() -> None:
+    from scn.plugins.travelplanner.metrics import tool_use
+
+    search = {"type": "call", "tool": "FlightSearch", "args": {"from": "A"}}
+    ok = {"tool": "FlightSearch", "ok": True, "valid": True}
+    bad = {"tool": "Nope", "ok": False, "valid": False}
+    looping = {"steps": [{"action": search, "results": [ok]}] * 3}
+    fine = {
+        "steps": [
+            {"action": {"type": "call"}, "results": [bad]},
+            {"action": search, "results": [ok]},
+        ]
+    }
+    table = tool_use([looping, fine])
+    assert table["tool_calls"] == 2.5 and table["invalid_call_rate"] == 0.2
+    assert table["dead_loop_rate"] == 0.5  # three identical actions in a row, once
+    assert table["calls.FlightSearch"] == 2.0 and table["calls.Nope"] == 0.5
+    assert tool_use([]) == {"tool_calls": None, "invalid_call_rate": None, "dead_loop_rate": None}
