@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -46,10 +48,17 @@ def build(out: Path, episodes: int) -> None:
 
 
 def timed(command: list[str]) -> tuple[float, str]:
+    """Run a command; return its wall time and a note with its CPU time (user + system: the
+    machine is shared, and CPU time moves less with the load than wall time does)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
-    note = "" if done.returncode == 0 else f" (exit {done.returncode}: {done.stderr.strip()[-200:]})"
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    note = f" (CPU {cpu:.1f} s, load {os.getloadavg()[0]:.1f})"
+    if done.returncode != 0:
+        note += f" (exit {done.returncode}: {done.stderr.strip()[-200:]})"
     return elapsed, note
 
 

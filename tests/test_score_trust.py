@@ -318,3 +318,22 @@ def test_replay_over_processes_gives_the_same_scores(
     two = cli("score", forged, "--json", "--jobs", "2")
     assert (one.exit_code, one.stdout, one.stderr) == (two.exit_code, two.stdout, two.stderr)
     assert "forged.jsonl:5:" in two.stderr
+
+
+def test_m_out_of_n_bootstrap_of_a_large_group_matches_the_plain_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scn.scoring import intervals
+    from scn.scoring.intervals import bootstrap
+
+    records = [{"x": float(i % 10 < 3)} for i in range(2000)]  # a rate of 0.3
+
+    def rate(sample: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"rate": sum(r["x"] for r in sample) / len(sample)}
+
+    scaled = bootstrap(records, rate, resamples=1000)["rate"]  # of 50, shrunk by sqrt(50/2000)
+    monkeypatch.setattr(intervals, "BUDGET", 10**9)
+    plain = bootstrap(records, rate, resamples=1000)["rate"]  # resamples of all 2000 episodes
+    assert plain[0] < 0.3 < plain[1] and scaled[0] < 0.3 < scaled[1]
+    width, scaled_width = plain[1] - plain[0], scaled[1] - scaled[0]
+    assert abs(scaled_width - width) / width < 0.2  # both near 2 * 1.96 * sqrt(.21 / 2000)

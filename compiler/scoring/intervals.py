@@ -9,7 +9,7 @@ reported, as the papers do:
   (n is the group's `episodes`). The generator is seeded (`seed`, default 0) so the same file
   gives the same interval. A metric that is None on a resample is left out of that resample; a
   metric that is never a number has no interval. To keep a 100,000-episode file scoreable, a
-  resample is never larger than `BUDGET // resamples` episodes (100 with the defaults): a group
+  resample is never larger than `BUDGET // resamples` episodes (50 with the defaults): a group
   larger than that is bootstrapped m out of n (resamples of m episodes, and each percentile's
   distance from the whole group's value shrunk by sqrt(m / n), the standard correction for the
   m-out-of-n bootstrap of a mean-like statistic). Below that size the bootstrap is the plain one.
@@ -33,7 +33,7 @@ from typing import Any
 #: Metrics that are counts, not estimates: no interval, no spread.
 COUNTS = frozenset({"episodes", "runs", "failed_to_run"})
 #: Most resampled episodes per group (resamples x resample size); see the module docstring.
-BUDGET = 100_000
+BUDGET = 50_000
 #: Smallest resample of the m-out-of-n bootstrap.
 MIN_SAMPLE = 50
 
