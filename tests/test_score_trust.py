@@ -181,7 +181,9 @@ def test_failed_to_run_episodes_are_counted_and_left_out(played: Path, tmp_path:
     result = cli("score", write(tmp_path / "failed.jsonl", records), "--json")
     assert result.exit_code == 0, result.stderr
     assert "1 episode(s) marked failed-to-run" in result.stderr
-    assert json.loads(result.stdout)["null"]["episodes"] == 3
+    table = json.loads(result.stdout)
+    assert table["null"]["episodes"] == 3 and table["null"]["failed_to_run"] == 1
+    assert table["oracle"]["failed_to_run"] == 0
 
 
 def test_several_files_are_runs_with_mean_and_spread(played: Path, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ counts, say); they are carried over as recorded. Episodes marked failed-to-run
 (`scn.trajectory.failed_to_run`) are not replayed; they are counted and left out of the scores.
 
 Identical episodes (same bundle, task, settings and actions; deterministic agents repeated over
-runs) are replayed once.
+runs) are replayed once, among the last `MEMO_SIZE` distinct ones.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ from attrs import define, field, frozen
 
 from scn.diagnostics import ScnDataError, ScnError
 from scn.trajectory import failed_to_run
+
+#: Most replays kept for identical episodes (oldest dropped first).
+MEMO_SIZE = 20_000
 
 #: Step fields the replay does not reproduce (wall-clock measurements).
 UNCHECKED_STEP_KEYS = frozenset({"time_ms"})
@@ -339,6 +342,8 @@ def _verify_chunk(part: range) -> list[tuple[Any, ...]]:
             default=repr,
         )
         fresh = key not in memo
+        if fresh and len(memo) >= MEMO_SIZE:  # bounded: replays of distinct episodes pile up
+            memo.pop(next(iter(memo)))
         if fresh:
             try:
                 memo[key] = _replay(bundle, registry, entry)

@@ -102,16 +102,33 @@ def _score(
     if replay:
         checked = verify(entries, Bundles(bundles), jobs)
         card.disagreements, card.replayed = checked.disagreements, checked.replayed
-        card.failed, kept = len(checked.failed), checked.entries
+        failed, kept = checked.failed, checked.entries
     else:
         kept = [e for e in entries if not failed_to_run(e.record)]
-        card.failed = len(entries) - len(kept)
+        failed = [e for e in entries if failed_to_run(e.record)]
         for e in kept:
             check_outcome(e)
     if families is None:
         families = fam.installed_families()
     card.table = score_entries(kept, families, resamples, seed, card.warnings)
+    card.failed = len(failed)
+    if failed:
+        count_failed(card.table, [e.record for e in kept], [e.record for e in failed])
     return card
+
+
+def count_failed(
+    table: dict[str, dict[str, Any]], kept: list[dict[str, Any]], failed: list[dict[str, Any]]
+) -> None:
+    """Add `failed_to_run` to each group's row: its episodes marked failed-to-run (a group that
+    has only such episodes gets a row of its own with no metrics)."""
+    left_out = {id(r) for r in failed}
+    for label, records in fam.group_records(kept + failed).items():
+        failed_here = sum(1 for r in records if id(r) in left_out)
+        if label in table:
+            table[label]["failed_to_run"] = failed_here
+        elif failed_here:
+            table[label] = {"episodes": 0, "failed_to_run": failed_here}
 
 
 def check_outcome(entry: Entry) -> None:
