@@ -176,19 +176,33 @@ def cell(row: dict[str, object], name: str) -> str:
 
 
 def print_table(table: dict[str, dict[str, object]], title: str) -> None:
-    """Print metrics as rows and groups as columns; intervals and spread inside each cell."""
+    """Print the metrics: groups as columns when there are at most three of them, else one table
+    per group (a terminal cannot show ten columns of intervals)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     suffixes = (".ci_low", ".ci_high", ".std")
     names = sorted({k for m in table.values() for k in m if not k.endswith(suffixes)})
-    view = Table(title=title, caption="value ± sd over runs [95% bootstrap interval]; n = episodes")
-    view.add_column("metric")
-    for group in table:
-        view.add_column(group, justify="right")
-    for name in names:
-        view.add_row(name, *(cell(row, name) for row in table.values()))
-    Console().print(view)
+    caption = "value ± sd over runs [95% bootstrap interval]; n = episodes"
+    console = Console()
+    if len(table) <= 3:
+        view = Table(title=escape(title), caption=caption)
+        view.add_column("metric")
+        for group in table:
+            view.add_column(escape(group), justify="right")
+        for name in names:
+            view.add_row(escape(name), *(escape(cell(row, name)) for row in table.values()))
+        console.print(view)
+        return
+    for group, row in table.items():
+        view = Table(title=escape(f"{group}  ({title})"), caption=caption)
+        view.add_column("metric")
+        view.add_column("value", justify="right")
+        for name in names:
+            if name in row:
+                view.add_row(escape(name), escape(cell(row, name)))
+        console.print(view)
 
 
 __all__ = ["boundary", "report", "score"]

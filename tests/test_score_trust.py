@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -339,3 +340,11 @@ def test_m_out_of_n_bootstrap_of_a_large_group_matches_the_plain_one(
     assert plain[0] < 0.3 < plain[1] and scaled[0] < 0.3 < scaled[1]
     width, scaled_width = plain[1] - plain[0], scaled[1] - scaled[0]
     assert abs(scaled_width - width) / width < 0.2  # both near 2 * 1.96 * sqrt(.21 / 2000)
+
+
+def test_the_table_names_every_group_and_shows_intervals(played: Path) -> None:
+    result = cli("score", played, "--bootstrap", "50")
+    assert result.exit_code == 0, result.stderr
+    header = next(line for line in result.stdout.splitlines() if "metric" in line)
+    assert "null" in header and "oracle" in header
+    assert re.search(r"success_rate\s+│\s+0 \[0, 0\]\s+│\s+1 \[1, 1\]", result.stdout)
