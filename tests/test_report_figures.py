@@ -111,3 +111,26 @@ def test_html_page_is_self_contained_and_escaped() -> None:
     assert "<details><summary>t1 (1 episodes)</summary>" in text
     assert "src=" not in text and "href=" not in text  # nothing loaded from elsewhere
     assert "<h2>Runs</h2>" in markdown_to_html(md)
+
+
+def test_report_leaves_failed_to_run_episodes_out(tmp_path: Path) -> None:
+    import json
+
+    from scn.plugins.registry import load_registry
+    from scn.runtime.bundle import LoadedBundle
+    from scn.runtime.run import episode
+    from scn.scoring.report import build_report
+
+    bundle = LoadedBundle.load(
+        Path(__file__).resolve().parent.parent / "generated" / "travel-costbench"
+    )
+    oracle = load_registry().agents["oracle"].factory
+    records = [episode(bundle, t, oracle(0), "oracle") for t in list(bundle.tasks)[:3]]
+    records[0]["status"] = "failed_to_run"
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    heard: list[str] = []
+    files = build_report([runs], warn=heard.append)
+    assert heard == ["1 episode(s) marked failed-to-run: left out of the report"]
+    report = json.loads(files["report.json"])
+    assert report["runs"][0]["metrics"]["episodes"] == 2

@@ -43,7 +43,7 @@ from scn.scoring.runs import (
     make_runs,
     task_length,
 )
-from scn.trajectory import read_trajectories
+from scn.trajectory import failed_to_run, read_trajectories
 
 Warn = fam.Warn
 
@@ -328,6 +328,12 @@ def build_report(
     """
     entries, sources = _read_all(paths)
     warn = warn or (lambda _message: None)
+    failed = sum(1 for _f, r in entries if failed_to_run(r))
+    if failed:  # no result: left out of every table and figure, as `scn score` does
+        entries = [(f, r) for f, r in entries if not failed_to_run(r)]
+        warn(f"{failed} episode(s) marked failed-to-run: left out of the report")
+        if not entries:
+            raise ScnDataError("every episode is marked failed-to-run", path=str(paths[0]))
     families = fam.installed_families() if families is None else families
     # The task facts `scn score` reads from bundles, so that report and score agree.
     truth = fam.load_truth([r for _f, r in entries], families)
@@ -343,6 +349,8 @@ def build_report(
     files: dict[str, bytes] = {}
     md = ["# scn report", "", "Trajectory files:", ""]
     md += [f"- `{name}`: {count} episodes" for name, count in sources]
+    if failed:
+        md += ["", f"{failed} episode(s) marked failed-to-run are left out."]
     md += ["", "## Runs", "", "A run is (file, bundle, agent, settings).", ""]
     rows = []
     for run in runs:
