@@ -89,7 +89,12 @@ def _answer_only(records: list[dict[str, Any]]) -> None:
     records[5]["outcome"] = dict(records[1]["outcome"])
 
 
+def _latency_added(records: list[dict[str, Any]]) -> None:
+    records[2]["steps"][0]["results"][0]["latency_ms"] = 1.0  # the tool has no latency
+
+
 FORGERIES = {
+    "a latency added": (_latency_added, 3, "step 0 differs in results"),
     "success flipped": (_flip, 5, "outcome.success is true, the replay gives false"),
     "cost edited": (_cost, 1, "outcome.cost is 0.01"),
     "steps removed": (_steps_removed, 2, "steps end before the episode does"),

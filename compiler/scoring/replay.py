@@ -254,8 +254,10 @@ def differences(
     told: Mapping[str, Any],
     outcome: Mapping[str, Any],
     length: str | None,
+    tools: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[str]:
-    """Return what a record says that its replay does not (empty when they agree)."""
+    """Return what a record says that its replay does not (empty when they agree). `tools` (the
+    bundle's) checks the `latency_ms` a server writes on every result against the tool's."""
     out: list[str] = [length] if length else []
     for i, (mine, theirs) in enumerate(zip(steps, recorded, strict=False)):
         if not isinstance(theirs, dict):
@@ -263,7 +265,12 @@ def differences(
         keys = sorted(
             k
             for k in mine
-            if k in theirs and k not in UNCHECKED_STEP_KEYS and not _same(mine[k], theirs[k])
+            if k in theirs
+            and k not in UNCHECKED_STEP_KEYS
+            and not (
+                _same(mine[k], theirs[k])
+                or (k == "results" and _results_agree(mine[k], theirs[k], tools or {}))
+            )
         )
         if keys:
             out.append(f"step {i} differs in {', '.join(keys)}")
@@ -274,6 +281,26 @@ def differences(
                 f"outcome.{key} is {_show(told[key])}, the replay gives {_show(outcome[key])}"
             )
     return out
+
+
+def _results_agree(mine: Any, theirs: Any, tools: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether recorded results agree with the replay's on every key the replay writes, and any
+    `latency_ms` the replay does not write is the tool's own (as `scn serve` records it)."""
+    if not isinstance(mine, list) or not isinstance(theirs, list) or len(mine) != len(theirs):
+        return False
+    for a, b in zip(mine, theirs, strict=True):
+        if not isinstance(a, dict) or not isinstance(b, dict):
+            return False
+        if any(k not in b or not _same(a[k], b[k]) for k in a):
+            return False
+        extra = set(b) - set(a)
+        if extra - {"latency_ms"}:
+            return False
+        if "latency_ms" in extra:
+            own = (tools.get(str(b.get("tool"))) or {}).get("latency_ms")
+            if own is None or not _same(float(own), b["latency_ms"]):
+                return False
+    return True
 
 
 def _carry(told: dict[str, Any], replayed: dict[str, Any]) -> dict[str, Any]:
@@ -352,7 +379,7 @@ def _verify_chunk(part: range) -> list[tuple[Any, ...]]:
                 return [*out, ("error", str(e), diagnostic.path if diagnostic else entry.where)]
         steps, outcome, length, answer = memo[key]
         told = record["outcome"]
-        found = differences(record["steps"], steps, told, outcome, length)
+        found = differences(record["steps"], steps, told, outcome, length, bundle.tools)
         kept = None
         if found:
             recorded = record["steps"]
