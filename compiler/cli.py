@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,11 +19,9 @@ import click
 
 from scn import __version__, llm_cli
 from scn.api import compile_source, load_registry, resolve_target
-from scn.bundle_format import read_bundle
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnError, Severity, render_json, render_text
 from scn.emit.bundle import write_bundle
-from scn.emit.graphs import graph_dot, task_graph
 from scn.stages import STAGE_NAMES
 
 if TYPE_CHECKING:
@@ -309,72 +305,6 @@ def plugins(as_json: bool, diagnostics_format: str) -> None:
 
 @main.command()
 @click.argument("bundle", type=click.Path(path_type=Path))
-@click.option("--task", "task_id", required=True, help="Task id, as in tasks.jsonl.")
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(path_type=Path),
-    help="Write here (.dot, .svg or .png); stdout if omitted.",
-)
-@diagnostics_option
-def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str) -> None:
-    """Write a task's ground-truth graph as DOT (SVG or PNG through Graphviz's `dot`)."""
-    with _boundary(_Reporter(diagnostics_format)):
-        files = read_bundle(bundle)
-        tasks = {t["id"]: t for t in files.jsonl("tasks.jsonl")}
-        if task_id not in tasks:
-            sample = ", ".join(sorted(tasks)[:5])
-            raise ScnError(
-                f"{bundle} has no task '{task_id}' (for example: {sample})",
-                path="$.task",
-                code="usage",
-            )
-        task = tasks[task_id]
-        shapes = {g["graph"]: g for g in files.jsonl("graphs.jsonl")}
-        shape = shapes.get(task["truth"].get("graph"))
-        if shape is None:
-            raise ScnError(
-                f"task '{task_id}' has no ground-truth graph in {bundle}/graphs.jsonl",
-                path="$.task",
-                code="usage",
-            )
-        prices = {
-            t["name"]: t["cost"] for t in files.json("tools/internal.json") if t["cost"] is not None
-        }
-        dot = graph_dot(task_graph(shape, task, prices))
-        if out is None or out.suffix == ".dot":
-            if out is None:
-                click.echo(dot, nl=False)
-            else:
-                out.write_text(dot, encoding="utf-8")
-            return
-        fmt = out.suffix.lstrip(".")
-        if fmt not in ("svg", "png"):
-            raise ScnError(
-                f"cannot write .{fmt}; use .dot, .svg or .png", path=str(out), code="usage"
-            )
-        if shutil.which("dot") is None:
-            raise ScnError(
-                "Graphviz's `dot` is not installed; write .dot instead, or install graphviz",
-                path=str(out),
-                code="usage",
-            )
-        result = subprocess.run(
-            ["dot", f"-T{fmt}", "-o", str(out)],
-            input=dot.encode(),
-            capture_output=True,
-            check=False,
-        )
-        if result.returncode != 0:
-            raise ScnError(
-                f"dot failed: {result.stderr.decode(errors='replace').strip()}",
-                path=str(out),
-                code="usage",
-            )
-
-
-@main.command()
-@click.argument("bundle", type=click.Path(path_type=Path))
 @click.option(
     "--agent",
     "agent_name",
@@ -556,69 +486,6 @@ def run(
             click.echo(f"{out}: {played} episodes played, {skipped} already done{note}")
 
 
-def _warn(message: str) -> None:
-    """Print a warning that does not stop the command (a missing metric family, say)."""
-    click.echo(f"scn: warning: {message}", err=True)
-
-
-@main.command()
-@click.argument("trajectories", type=click.Path(path_type=Path, exists=True, dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
-@diagnostics_option
-def score(trajectories: Path, as_json: bool, diagnostics_format: str) -> None:
-    """Print the metrics of a trajectory file, per agent, in its metric families' terms."""
-    from scn.scoring import families
-    from scn.trajectory import read_trajectories
-
-    with _boundary(_Reporter(diagnostics_format)):
-        records = read_trajectories(trajectories)
-        if not records:
-            raise ScnError(f"{trajectories} holds no episodes", path=str(trajectories), code="data")
-        installed = families.installed_families()
-        table = families.score_records(
-            records,
-            truth=families.load_truth(records, installed),
-            families=installed,
-            warn=_warn,
-        )
-        if as_json:
-            click.echo(json.dumps(table, indent=2, sort_keys=True))
-            return
-        from rich.console import Console
-        from rich.table import Table
-
-        metrics_names = sorted({k for m in table.values() for k in m})
-        view = Table(title=str(trajectories))
-        view.add_column("metric")
-        for agent in table:
-            view.add_column(agent, justify="right")
-        for name in metrics_names:
-            view.add_row(
-                name, *("-" if m.get(name) is None else f"{m[name]:.4g}" for m in table.values())
-            )
-        Console().print(view)
-
-
-@main.command()
-@click.argument(
-    "trajectories",
-    nargs=-1,
-    required=True,
-    type=click.Path(path_type=Path, exists=True, dir_okay=False),
-)
-@click.option(
-    "-o", "--out", type=click.Path(path_type=Path), default=Path("report"), show_default=True
-)
-@diagnostics_option
-def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -> None:
-    """Compare runs across trajectory files: report.md, report.json and PNG plots in --out."""
-    from scn.scoring.report import write_report
-
-    with _boundary(_Reporter(diagnostics_format)):
-        for path in write_report(list(trajectories), out, warn=_warn):
-            click.echo(path)
-
-
 # --- commands defined in their own modules
 from scn import serve_cli  # noqa: E402
 
@@ -633,5 +500,10 @@ from scn import inspect_cli  # noqa: E402
 
 main.add_command(inspect_cli.import_inspect)
 
+from scn import graph_cli, score_cli  # noqa: E402
+
+main.add_command(score_cli.score)
+main.add_command(score_cli.report)
+main.add_command(graph_cli.graph)
 
 __all__ = ["main", "STAGE_NAMES"]

@@ -259,7 +259,13 @@ def test_graph_prints_dot(bundle: Path) -> None:
     dot = result.stdout
     assert dot.startswith('digraph "trips_00001" {\n') and dot.endswith("}\n")
     tasks = [json.loads(line) for line in (bundle / "tasks.jsonl").read_text().splitlines()]
-    for tool in tasks[0]["truth"]["path"]:  # the ground-truth path is drawn bold and blue
+    truth = tasks[0]["truth"]
+    if truth.get("layers"):  # a DAG task: its subtasks in layers (issue 15), one node per tool
+        assert dot.count("subgraph cluster_layer") == len(truth["layers"])
+        for tool in truth["path"]:
+            assert re.search(rf'\[label="{tool}(\\n-> [^"]*)?"', dot), tool
+        return
+    for tool in truth["path"]:  # the ground-truth path is drawn bold and blue
         assert re.search(
             rf'-> s\d+ \[label="{tool}( \([^)]*\))?", penwidth=2\.5, color=blue', dot
         ), tool

@@ -198,6 +198,10 @@ def test_http_calls_get_the_bundles_answers_and_are_scored(
     assert sequential["turn_ratio"] > 1.0 and sequential["parallel_share"] == 0.0
     assert parallel["parallel_share"] > 0.0
     assert sequential["time_ratio"] > parallel["time_ratio"]
+    from scn.scoring.replay import Entry, verify
+
+    checked = verify([Entry(str(http["log"]), i, r) for i, r in enumerate(records, start=1)])
+    assert checked.disagreements == []  # served episodes replay exactly: scn score trusts none
 
 
 def test_a_dependent_call_in_its_producers_turn_fails_visibly(

@@ -86,7 +86,12 @@ def test_a_third_party_family_is_scored_and_drawn(shop_runs: Path, tmp_path: Pat
     out = tmp_path / "report"
     result = cli("report", shop_runs, "-o", out)
     assert result.exit_code == 0 and result.stderr == "", result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["demo_answers.png", "report.json", "report.md"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "demo_answers.png",
+        "report.html",
+        "report.json",
+        "report.md",
+    ]
     assert (out / "demo_answers.png").read_bytes().startswith(PNG_MAGIC)
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "### Answer rate by task length" in md  # the family's breakdown metric
@@ -110,7 +115,11 @@ def test_a_family_not_loaded_leaves_the_general_metrics_and_names_its_plugin(
     assert "plugin 'demo-metrics'" in result.stderr and "scn-demo-metrics" in result.stderr
     result = cli("report", shop_runs, "-o", tmp_path / "report")
     assert result.exit_code == 0 and "'demo_answers'" in result.stderr
-    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["report.json", "report.md"]
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
+        "report.html",
+        "report.json",
+        "report.md",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +242,7 @@ def test_a_family_whose_figures_fail_is_reported_and_the_report_still_written(
         entry = MetricFamilyEntry(name="costbench", score=score, plots=plots, plugin="p")
         heard: list[str] = []
         files = build_report([runs], heard.append, families={"costbench": entry})
-        assert sorted(files) == ["report.json", "report.md"]
+        assert sorted(files) == ["report.html", "report.json", "report.md"]
         assert json.loads(files["report.json"])["runs"][0]["metrics"]["seen"] == 18
         [message] = heard
         assert "metric family 'costbench' of plugin 'p' failed to draw" in message

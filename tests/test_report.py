@@ -63,7 +63,8 @@ def section(md: str, title: str) -> list[list[str]]:
 def test_report_files_and_run_table(runs: Path, tmp_path: Path) -> None:
     written = write_report([runs], tmp_path / "report")
     names = sorted(p.name for p in written)
-    assert names == ["aned_by_length.png", "emr_by_length.png", "report.json", "report.md"]
+    figures = [f"{m}_by_length.{x}" for m in ("aned", "emr") for x in ("pdf", "png", "svg")]
+    assert names == sorted([*figures, "report.html", "report.json", "report.md"])
     assert all(p.is_file() for p in written)
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
 
@@ -82,8 +83,8 @@ def test_report_files_and_run_table(runs: Path, tmp_path: Path) -> None:
 
     report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
     runs_by_agent = {r["agent"]: r for r in report["runs"]}
-    lengths = {
-        len(json.loads(line)["outcome"]["truth"]["path"]) for line in runs.read_text().splitlines()
+    lengths = {  # the scenario's length, recorded in each trajectory (issue 15)
+        json.loads(line)["bundle"]["params"]["length"] for line in runs.read_text().splitlines()
     }
     assert set(runs_by_agent["oracle"]["by_length"]) == {str(n) for n in lengths}
     assert all(
@@ -106,7 +107,7 @@ def test_pngs_are_valid(runs: Path, tmp_path: Path) -> None:
             with Image.open(path) as image:
                 image.verify()
             with Image.open(path) as image:
-                assert image.size == (800, 450)
+                assert image.size == (2100, 1260)  # 7 x 4.2 inches at 300 dpi
                 assert "Software" not in image.info
 
 

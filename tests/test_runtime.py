@@ -224,7 +224,7 @@ def test_costbench_excludes_episodes_that_never_reach_the_goal() -> None:
     lost = _record([("B", 50.0)], ["A"], 1.0, reached=False)
     table = costbench.score([good, lost])
     assert table["cost_gap"] == 0.0 and table["emr"] == 1.0 and table["aed"] == 0
-    assert table["tcr"] == 0.5
+    assert table["tcr"] == 1.0  # B.3.2: TCR is over the samples that reached the goal
 
 
 def test_progress_aware_cost_drops_repeats_and_calls_after_the_goal() -> None:

@@ -3,7 +3,7 @@
 A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
 
     {"schema": "scn-trajectory/1",
-     "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics"},
+     "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics", "params"},
      "task": id, "agent": name,
      "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
@@ -25,7 +25,9 @@ the name), and the step adds `retrieved` (those names) and `retrieval` (`matched
 (`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`, `truncated`).
 
 `bundle.metrics` is the scenario's `harness { metrics ... }` ([] when it names none), so that
-`scn score` knows the metric families from the file alone (`scn.trajectory` reads the format).
+`scn score` knows the metric families from the file alone (`scn.trajectory` reads the format);
+`bundle.params` are the bundle's parameters as its manifest records them (`length`, `sample`...),
+so that reports label and break down results by them.
 
 An LLM agent's record adds a `harness` block (`OpenAIAgent.harness_record`): `model`, `base_url`,
 `generation` (every decoding setting), `prompts` ({role: {"sha256", "source"}}), `rules` (the
@@ -57,8 +59,8 @@ from scn.trajectory import (
 
 
 def bundle_record(bundle: LoadedBundle, path: str | None = None) -> dict[str, Any]:
-    """The `bundle` block of a trajectory record: which bundle (its hash) and what scores it (the
-    harness's metric families), so `scn score` needs nothing but the file. `path` overrides the
+    """The `bundle` block of a trajectory record: which bundle (its hash), what scores it (the
+    harness's metric families) and its parameters, so `scn score` needs nothing but the file. `path` overrides the
     bundle's folder (a server names the path its clients know)."""
     return {
         "path": str(bundle.root) if path is None else path,
@@ -66,6 +68,7 @@ def bundle_record(bundle: LoadedBundle, path: str | None = None) -> dict[str, An
         "domain": bundle.manifest["scenario"]["domain"],
         "scenario": bundle.manifest["scenario"]["name"],
         "metrics": harness_metrics(bundle.scenario),
+        "params": dict(bundle.manifest.get("params") or {}),
     }
 
 

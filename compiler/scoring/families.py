@@ -260,29 +260,37 @@ def _score_records(
         records = with_truth(records, truth)
     if families is None:
         families = installed_families()
+    bundles = BundleCache()
+    missing: dict[str, set[str]] = {}
+    table: dict[str, dict[str, Any]] = {}
+    for label, mine in group_records(records).items():
+        table[label], absent = score_group(mine, families_of(mine[0], bundles), families)
+        for name in absent:
+            missing.setdefault(name, set()).add(bundle_label(mine[0]))
+    if warn is not None:
+        for message in missing_messages(missing):
+            warn(message)
+    return table
+
+
+def group_records(records: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Return {group label: records}, sorted by label: one group per agent, bundle and blocker
+    setting (see the module docstring for the labels)."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     about: dict[str, tuple[str, str]] = {}
-    failed: dict[tuple[str, str, str], set[str]] = {}  # failed to run (run_error): counted only
     for record in records:
         bundle = as_dict(record.get("bundle"))
         key = str(bundle.get("manifest_sha256") or bundle.get("path") or "")
         about.setdefault(key, (str(bundle.get("domain")), str(bundle.get("scenario"))))
         blocker = as_dict(record.get("settings")).get("blocker")
         setting = "" if blocker is None else str(blocker)
-        group = (str(record.get("agent")), key, setting)
-        if record.get("run_error"):
-            failed.setdefault(group, set()).add(str(record.get("task")))
-            groups.setdefault(group, [])
-            continue
-        groups.setdefault(group, []).append(record)
+        groups.setdefault((str(record.get("agent")), key, setting), []).append(record)
     per_agent: dict[str, set[str]] = {}
     settings_of: dict[tuple[str, str], set[str]] = {}
     for agent, key, setting in groups:
         per_agent.setdefault(agent, set()).add(key)
         settings_of.setdefault((agent, key), set()).add(setting)
-    bundles = BundleCache()
-    missing: dict[str, set[str]] = {}
-    table: dict[str, dict[str, Any]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for (agent, key, setting), mine in sorted(groups.items()):
         label = agent
         if len(per_agent[agent]) > 1:
@@ -292,19 +300,8 @@ def _score_records(
                 label = f"{agent} [{domain}/{scenario} {key[:8]}]"
         if len(settings_of[(agent, key)]) > 1:  # the same agent with and without a blocker
             label += f" [blocker {setting}]" if setting else " [no blocker]"
-        if not mine:
-            table[label], absent = {}, []
-        else:
-            table[label], absent = score_group(mine, families_of(mine[0], bundles), families)
-        unplayed = failed.get((agent, key, setting), set()) - {str(r.get("task")) for r in mine}
-        if unplayed:  # not played again yet
-            table[label]["failed_to_run"] = len(unplayed)
-        for name in absent:
-            missing.setdefault(name, set()).add("/".join(about[key]))
-    if warn is not None:
-        for message in missing_messages(missing):
-            warn(message)
-    return dict(sorted(table.items()))
+        out[label] = mine
+    return dict(sorted(out.items()))
 
 
 # ------------------------------------------------------------------ families not installed

@@ -32,6 +32,7 @@ from typing import Any
 from scn.diagnostics import ScnDataError, ScnEmitError
 from scn.folders import replace_folder
 from scn.scoring import families as fam
+from scn.scoring import html
 from scn.scoring.runs import (
     BLOCKER_KEY,
     BLOCKS_KEY,
@@ -42,12 +43,12 @@ from scn.scoring.runs import (
     make_runs,
     task_length,
 )
-from scn.trajectory import read_trajectories
+from scn.trajectory import failed_to_run, read_trajectories
 
 Warn = fam.Warn
 
 #: Files of the report itself, which no family figure may replace.
-RESERVED = frozenset({"report.md", "report.json"})
+RESERVED = frozenset({"report.md", "report.json", "report.html"})
 
 
 # --------------------------------------------------------------------------- reading
@@ -280,6 +281,26 @@ def _breakdown_md(
     return lines
 
 
+#: Most distinct task lengths a breakdown table shows (more is unreadable: a bundle without a
+#: `length` parameter whose tasks vary in ground-truth length).
+MAX_LENGTHS = 12
+
+
+def useful_lengths(
+    lengths: Sequence[Any], records: Iterable[dict[str, Any]], asked: bool = False
+) -> bool:
+    """Whether the by-length breakdown says something: the scenario's `length` is recorded
+    (settings or bundle params), or the ground-truth lengths take 2 to `MAX_LENGTHS` values, or
+    (`asked`) a family registers breakdown metrics and there are at most `MAX_LENGTHS`."""
+    recorded = any(
+        (r.get("settings") or {}).get("length") is not None
+        or (r.get("settings") or {}).get("task_length") is not None
+        or ((r.get("bundle") or {}).get("params") or {}).get("length") is not None
+        for r in records
+    )
+    return recorded or (1 < len(lengths) or asked) and len(lengths) <= MAX_LENGTHS
+
+
 def _read_all(
     paths: Sequence[Path],
 ) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[str, int]]]:
@@ -309,7 +330,19 @@ def build_report(
     """
     entries, sources = _read_all(paths)
     warn = warn or (lambda _message: None)
-    scorer = _Scorer(fam.installed_families() if families is None else families)
+    failed = sum(1 for _f, r in entries if failed_to_run(r))
+    if failed:  # no result: left out of every table and figure, as `scn score` does
+        entries = [(f, r) for f, r in entries if not failed_to_run(r)]
+        warn(f"{failed} episode(s) marked failed-to-run: left out of the report")
+        if not entries:
+            raise ScnDataError("every episode is marked failed-to-run", path=str(paths[0]))
+    families = fam.installed_families() if families is None else families
+    # The task facts `scn score` reads from bundles, so that report and score agree.
+    truth = fam.load_truth([r for _f, r in entries], families)
+    if truth:
+        completed = fam.with_truth([r for _f, r in entries], truth)
+        entries = [(f, r) for (f, _old), r in zip(entries, completed, strict=True)]
+    scorer = _Scorer(families)
     runs = make_runs(entries)
     metrics = {run.label: scorer.score(run, list(run.records)) for run in runs}
     names = sorted({m for values in metrics.values() for m in values})
@@ -318,6 +351,8 @@ def build_report(
     files: dict[str, bytes] = {}
     md = ["# scn report", "", "Trajectory files:", ""]
     md += [f"- `{name}`: {count} episodes" for name, count in sources]
+    if failed:
+        md += ["", f"{failed} episode(s) marked failed-to-run are left out."]
     md += ["", "## Runs", "", "A run is (file, bundle, agent, settings).", ""]
     rows = []
     for run in runs:
@@ -330,7 +365,10 @@ def build_report(
     md += _table(["run", "file", "bundle", "agent", "settings"] + names, rows) + [""]
 
     lengths, by_length = breakdown(runs, task_length, scorer.slice)
-    md += _breakdown_md("By task length", "task length", lengths, by_length, headings)
+    if useful_lengths(lengths, [r for _f, r in entries], bool(headings)):
+        md += _breakdown_md("By task length", "task length", lengths, by_length, headings)
+    else:
+        by_length = {run.label: {} for run in runs}
 
     report: dict[str, Any] = {
         "schema": "scn-report/1",
@@ -376,6 +414,10 @@ def build_report(
         warn(message)
 
     files["report.md"] = ("\n".join(md).rstrip("\n") + "\n").encode("utf-8")
+    episodes = [(run.label, r) for run in runs for r in run.records]
+    files["report.html"] = html.page(
+        "scn report", files["report.md"].decode("utf-8"), drawn, files, episodes
+    )
     files["report.json"] = (
         json.dumps(report, indent=2, sort_keys=True, allow_nan=False) + "\n"
     ).encode("utf-8")

@@ -134,10 +134,12 @@ def truth_fields(task: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
 @hookimpl
 def scn_register_metric_families(register: Any) -> None:
     from scn.plugins.cctu.metrics import score
+    from scn.plugins.cctu.plots import plots
 
     register(
         "cctu",
         score,
+        plots=plots,
         truth_fields=truth_fields,
         doc="CCTU: SR, PSR, violation rates and self-correction rates by dimension and kind",
     )

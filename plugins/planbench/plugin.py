@@ -38,10 +38,12 @@ def scn_register_success_rules(register: Any) -> None:
 @hookimpl
 def scn_register_metric_families(register: Any) -> None:
     from scn.plugins.planbench.metrics import score
+    from scn.plugins.planbench.plots import plots
 
     register(
         "planbench",
         score,
+        plots=plots,
         doc="PlanBench-XL: grounded accuracy, EGT, EDT, turns, SC ratio, ITCR, UIRR, noisy calls",
     )
 

@@ -43,6 +43,18 @@ yet; `scn.scoring.families.load_truth` supplies the `truth` ones from the bundle
 - `selected_tools`: a list of tool names, at the top level of the record.
 
 Metrics with nothing to average are None; parallel_share over no calls is 0.0.
+
+Efficiency (section 4.2, Tables 1 and 2), from what the LLM agent logs in each step's `llm`
+(`prompt_tokens`, `completion_tokens`, `wall_ms`), averaged over the episodes that logged them
+(None when none did, as for a scripted agent):
+
+- input_tokens_k / output_tokens_k: tokens sent / received per episode, in thousands.
+- time_s: end-to-end seconds per episode: every request's `wall_ms` (retries included) plus every
+  step's tool time (`time_ms`).
+- cost_milli_usd: per episode, n_in * c_in + n_out * c_out in 10^-3 $, with the prices per
+  million tokens the run recorded in `settings.prices` (`{"input": $, "output": $}`); None
+  without prices.
+- cost_of_pass: mean cost / completion_rate (v = C / R; None when R is 0 or unknown).
 """
 
 from __future__ import annotations
@@ -163,6 +175,48 @@ def selection(record: dict[str, Any]) -> tuple[float | None, float | None]:
     return (hits / len(chosen) if chosen else None), (hits / len(gold) if gold else None)
 
 
+def _llm_steps(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        step["llm"]
+        for step in _list(record.get("steps"))
+        if isinstance(step, dict) and isinstance(step.get("llm"), dict)
+    ]
+
+
+def efficiency(records: list[dict[str, Any]], completion: float | None) -> dict[str, Any]:
+    """Return the section 4.2 efficiency figures (see the module docstring)."""
+    ins: list[float] = []
+    outs: list[float] = []
+    times: list[float] = []
+    costs: list[float] = []
+    for record in records:
+        logs = _llm_steps(record)
+        if not logs:
+            continue
+        n_in = sum(_number(x.get("prompt_tokens")) or 0.0 for x in logs)
+        n_out = sum(_number(x.get("completion_tokens")) or 0.0 for x in logs)
+        ins.append(n_in / 1000)
+        outs.append(n_out / 1000)
+        tool_ms = sum(
+            _number(step.get("time_ms")) or 0.0
+            for step in _list(record.get("steps"))
+            if isinstance(step, dict)
+        )
+        times.append((sum(_number(x.get("wall_ms")) or 0.0 for x in logs) + tool_ms) / 1000)
+        prices = _dict(_dict(record.get("settings")).get("prices"))
+        c_in, c_out = _number(prices.get("input")), _number(prices.get("output"))
+        if c_in is not None and c_out is not None:
+            costs.append((n_in * c_in + n_out * c_out) / 1e6 * 1000)
+    cost = _mean(costs)
+    return {
+        "input_tokens_k": _mean(ins),
+        "output_tokens_k": _mean(outs),
+        "time_s": _mean(times),
+        "cost_milli_usd": cost,
+        "cost_of_pass": round(cost / completion, 6) if cost is not None and completion else None,
+    }
+
+
 def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 6) if values else None
 
@@ -201,6 +255,7 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         if q is not None:
             recalls.append(q)
     return {
+        **efficiency(records, _mean(rates)),
         "episodes": len(records),
         "completion_rate": _mean(rates),
         "completion_micro": round(parts / wholes, 6) if wholes else None,

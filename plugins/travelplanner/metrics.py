@@ -41,6 +41,14 @@ hard) and `days` (3, 5, 7) in `outcome.truth` (`scn score` reads them from the b
 metrics above are also given per group, as `<metric>.<level>` and `<metric>.<days>-day`, and the
 constraint pass rates per level (Table 4's columns) as `pass.<level>:<label>`.
 
+Tool-use statistics (section 5.1's error analysis), over the recorded steps:
+
+- tool_calls: call attempts per episode; invalid_call_rate: invalid attempts / attempts (the
+  paper's "invalid actions");
+- dead_loop_rate: episodes where one action was repeated three times in a row (the released
+  agent's "same action 3 times repeated" stop: a repetitive action loop);
+- calls.<tool>: call attempts of each tool per episode.
+
 A record without `plan_checks` (or with a malformed one) is an undelivered plan carrying no hard
 constraint. Every metric is None when there are no episodes; hard_micro is None when no query
 carries a hard constraint.
@@ -196,9 +204,39 @@ def groups(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the tool-use statistics (see the module docstring)."""
+    import json
+
+    n = len(records)
+    attempts = invalid = loops = 0
+    per_tool: dict[str, int] = {}
+    for record in records:
+        steps = [s for s in record.get("steps") or [] if isinstance(s, dict)]
+        for step in steps:
+            for r in step.get("results") or []:
+                if isinstance(r, dict):
+                    attempts += 1
+                    invalid += not r.get("valid")
+                    tool = str(r.get("tool"))
+                    per_tool[tool] = per_tool.get(tool, 0) + 1
+        actions = [json.dumps(s.get("action"), sort_keys=True, default=repr) for s in steps]
+        loops += any(
+            actions[i] == actions[i + 1] == actions[i + 2] for i in range(len(actions) - 2)
+        )
+    out: dict[str, Any] = {
+        "tool_calls": round(attempts / n, 6) if n else None,
+        "invalid_call_rate": round(invalid / attempts, 6) if attempts else None,
+        "dead_loop_rate": round(loops / n, 6) if n else None,
+    }
+    out.update({f"calls.{t}": round(c / n, 6) for t, c in sorted(per_tool.items())})
+    return out
+
+
 def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Return TravelPlanner's metric table over trajectory records."""
     return {
+        **tool_use(records),
         "episodes": len(records),
         **headline(records),
         **constraint_rates(records),

@@ -130,10 +130,12 @@ def plan_truth_fields(task: dict[str, Any], tools: dict[str, Any]) -> dict[str, 
 @hookimpl
 def scn_register_metric_families(register: Any) -> None:
     from scn.plugins.travelplanner.metrics import score
+    from scn.plugins.travelplanner.plots import plots
 
     register(
         "travelplanner",
         score,
+        plots=plots,
         truth_fields=plan_truth_fields,
         doc="TravelPlanner: delivery, commonsense and hard constraint pass rates, final pass rate",
     )
