@@ -67,6 +67,11 @@ class EffectContext:
         """The swaps in force: tool -> the sibling answering for it."""
         return {tool: sibling for tool, (sibling, _) in self._env.swaps.items()}
 
+    @property
+    def protocol(self) -> Any:
+        """The episode's protocol object (its per-episode state, for effects of its plugin)."""
+        return self._env.protocol
+
     def layers(self) -> list[list[dict[str, Any]]]:
         """What is left of a task made of subtasks, in parallel layers ([] otherwise)."""
         return self._env.protocol.layers(self._env) or []
@@ -102,6 +107,11 @@ class EffectContext:
         env.restore_given()
         env.visible = env.bundle.visible_tools(env.task)
         env.costs = {t: env.bundle.cost(env.task, t) for t in env.visible}
+
+    def restart(self) -> None:
+        """Start the same task over from what it gives (held values only; tools, bans and
+        costs stay as they are): a changed request is planned again from the beginning."""
+        self._env.restore_given()
 
     def slow(self, tool: str, factor: float) -> None:
         """Make a tool answer `factor` times slower from now on."""

@@ -59,6 +59,53 @@ def hide_composites_apply(ctx: EffectContext, results: list[CallResult]) -> None
 
 
 def change_preference_apply(ctx: EffectContext, results: list[CallResult]) -> None:
+    """The traveller switches to another task's preferences of the same subtask (drawn with the
+    event's seed) and says so in prose; the tools, their costs and the trip's time stay, and
+    planning restarts from what the task gives (appendix B.4: the ground truth is re-solved from
+    the initial state with the new preferences). Bundles whose tasks state no preferences
+    (compiled before `role "stated"`) play the other task instead, as they used to."""
+    task = ctx.task
+    if not task.get("stated"):
+        _replace_task(ctx)
+        return
+    protocol = ctx.protocol
+    current = dict(getattr(protocol, "wanted", None) or task["stated"])
+    options = sorted(
+        {
+            tuple(sorted(rec["stated"].items()))
+            for t, rec in ctx.bundle.tasks.items()
+            if rec.get("stated")
+            and set(rec["stated"]) == set(current)
+            and rec.get("info", {}).get("subtask") == task.get("info", {}).get("subtask")
+            and rec["goals"] == task["goals"]
+            and dict(rec["stated"]) != current
+        }
+    )
+    if not options:
+        return
+    wanted = dict(options[ctx.rng.randrange(len(options))])
+    if hasattr(protocol, "change"):
+        protocol.change(ctx.bundle, task, wanted)
+    ctx.restart()
+    from scn.plugins.costbench.request import describe_preferences
+
+    text = describe_preferences(_by_dimension(wanted), ctx.rng)
+    ctx.note(message=ctx.message(text) or f"New preferences: {text}", stated=wanted)
+
+
+def _by_dimension(wanted: dict[str, str]) -> dict[str, str]:
+    """`location_tier` -> `tier`: the dimension each stated datatype names."""
+    from scn.plugins.costbench.request import DIMENSIONS
+
+    out = {}
+    for datatype, value in wanted.items():
+        for dim in DIMENSIONS:
+            if datatype.endswith("_" + dim):
+                out[dim] = value
+    return out
+
+
+def _replace_task(ctx: EffectContext) -> None:
     """Play another task of the same group and goals, announcing its preferences."""
     task = ctx.task
     group = task.get("info", {}).get("subtask", task["generator"])
