@@ -68,6 +68,24 @@ class EffectContext:
         return {tool: sibling for tool, (sibling, _) in self._env.swaps.items()}
 
     @property
+    def planned(self) -> int:
+        """How many events the episode plans (`--blocks`)."""
+        return int(self._env.blocks)
+
+    @property
+    def index(self) -> int:
+        """This event's number in the episode, from 0."""
+        return len(self._env.events)
+
+    def episode_rng(self) -> random.Random:
+        """A generator seeded by the task's base seed alone (the same at every event): for an
+        effect that plans all of an episode's events at once."""
+        from scn.runtime import blockers as bl
+
+        env = self._env
+        return bl.event_rng(bl.base_seed(int(env.bundle.manifest.get("seed", 0)), env.task_id))
+
+    @property
     def protocol(self) -> Any:
         """The episode's protocol object (its per-episode state, for effects of its plugin)."""
         return self._env.protocol
