@@ -25,6 +25,7 @@ from typing import Any
 from scn.runtime.agents import OracleAgent
 from scn.runtime.protocols import Protocol, wrong_arguments
 from scn.runtime.results import CallResult
+from scn.runtime.toolset import datatype_schemas
 
 #: The datatype role whose values the user states (see `scn.stages.emit.STATED_ROLE`).
 STATED = "stated"
@@ -35,13 +36,12 @@ DERIVED_BASE = 50_000
 
 def stated_types(scenario: Mapping[str, Any]) -> dict[str, list[str] | None]:
     """Stated datatypes -> their enum members (None: any string)."""
-    enums = scenario.get("enums") or {}
-    out: dict[str, list[str] | None] = {}
-    for d in scenario.get("datatypes") or []:
-        if d.get("role") == STATED:
-            members = enums.get(d.get("enum")) if isinstance(d.get("enum"), str) else None
-            out[d["name"]] = [str(m) for m in members] if isinstance(members, list) else None
-    return out
+    schemas = datatype_schemas(scenario)
+    return {
+        d["name"]: (schemas.get(d["name"]) or {}).get("enum")
+        for d in scenario.get("datatypes") or []
+        if d.get("role") == STATED
+    }
 
 
 def root_key(params: list[Mapping[str, Any]], args: Mapping[str, Any]) -> str:
