@@ -88,6 +88,7 @@ class TaskBuilder:
         self._task_index = 0
         self._task_ids: set[str] = set()
         self._cost_cache: dict[str, float] = {}
+        self._renumbered: dict[tuple[str, int], list[int]] = {}
 
     # ------------------------------------------------------------ values
     def value(self, dt: DatatypeDef, n: int, record: int) -> str:
@@ -117,8 +118,14 @@ class TaskBuilder:
         self.shared_backend = True
         count = 1
         pools: dict[str, int] = {}
+        scramble = False
         for a in node.attrs:
-            if a.key == "records":
+            if a.key == "scramble":
+                value = evaluate(a.values[0], env)
+                if not isinstance(value, bool):
+                    raise fail(f"scramble must be true or false, got {kind_of(value)}", a.span)
+                scramble = value
+            elif a.key == "records":
                 count = as_int(evaluate(a.values[0], env), a.values[0].span)
                 if count < 1:
                     raise fail("a backend needs at least one record", a.values[0].span)
@@ -146,10 +153,28 @@ class TaskBuilder:
                         )
                         picks[dt.entity] = rng.randrange(pools[dt.entity]) + 1
                     n = picks[dt.entity]
+                    if scramble:
+                        n = self.renumber(name, pools[dt.entity])[n - 1]
                 else:
-                    n = i
+                    n = self.renumber(name, count)[i - 1] if scramble else i
                 values.append((name, self.value(dt, n, i)))
             self.records.append(RecordDef(f"record_{i:05d}", tuple(values)))
+
+    def renumber(self, datatype: str, size: int) -> list[int]:
+        """A seeded permutation of 1..size for one datatype (`backend ... scramble true`): the
+        records' values of different datatypes are numbered independently, so one value of a
+        record never tells another (`dla_15021` does not give away `acct_tok_4021`)."""
+        key = (datatype, size)
+        found = self._renumbered.get(key)
+        if found is None:
+            rng = seeded_rng(
+                ("global", "record", "entity"),
+                {"global": self.ctx.seed, "record": "renumber", "entity": datatype},
+            )
+            found = list(range(1, size + 1))
+            rng.shuffle(found)
+            self._renumbered[key] = found
+        return found
 
     # ------------------------------------------------------------ tasks
     def bindings(self, clauses: list[m.Generator], env: Env) -> Iterator[Env]:

@@ -25,23 +25,11 @@ from typing import Any
 from scn.runtime.agents import OracleAgent
 from scn.runtime.protocols import Protocol, wrong_arguments
 from scn.runtime.results import CallResult
-from scn.runtime.toolset import datatype_schemas
+from scn.runtime.stated import stated_problem, stated_types
 
-#: The datatype role whose values the user states (see `scn.stages.emit.STATED_ROLE`).
-STATED = "stated"
 #: Values derived from other preferences are numbered from here (the bundle's own values are
 #: numbered from 1 per task, far below), so they have the bundle's shape and never collide.
 DERIVED_BASE = 50_000
-
-
-def stated_types(scenario: Mapping[str, Any]) -> dict[str, list[str] | None]:
-    """Stated datatypes -> their enum members (None: any string)."""
-    schemas = datatype_schemas(scenario)
-    return {
-        d["name"]: (schemas.get(d["name"]) or {}).get("enum")
-        for d in scenario.get("datatypes") or []
-        if d.get("role") == STATED
-    }
 
 
 def root_key(params: list[Mapping[str, Any]], args: Mapping[str, Any]) -> str:
@@ -96,12 +84,9 @@ class IntentProtocol(Protocol):
             pname, datatype = param["name"], param["datatype"]
             value = args[pname]
             if datatype in self.types:
-                members = self.types[datatype]
-                if not isinstance(value, str) or (members and value not in members):
-                    shown = ", ".join(members or [])
-                    return CallResult(
-                        name, False, False, error=f"{name}: {pname} must be one of: {shown}"
-                    )
+                problem = stated_problem(self.types, name, pname, datatype, value)
+                if problem is not None:
+                    return CallResult(name, False, False, error=problem)
                 continue
             if datatype not in env.held:
                 return CallResult(

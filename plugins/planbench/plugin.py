@@ -62,3 +62,15 @@ def scn_register_truth_kinds(register: Any) -> None:
         labels=task_kinds.KINDS,
         doc="the tool sets PlanBench-XL's released path catalogue lists (its Algorithm 1)",
     )
+
+
+@hookimpl
+def scn_register_generators(register: Any) -> None:
+    from scn.plugins.planbench.request import request
+
+    register(
+        "planbench_request",
+        request,
+        doc="a PlanBench-XL business request: the references and the wanted field described "
+        "in seeded paraphrase, never by datatype name",
+    )

@@ -33,6 +33,7 @@ from scn.plugins.planbench.metrics import normalize
 from scn.plugins.planbench.retriever import for_bundle, read_request
 from scn.runtime.protocols import Protocol
 from scn.runtime.results import CallResult
+from scn.runtime.stated import stated_problem, stated_types
 
 #: PlanBench-XL's step budget T_max (each model response is one step).
 MAX_STEPS = 100
@@ -99,6 +100,7 @@ class Retrieval(Protocol):
     def __init__(self, env: Any) -> None:
         """Set up an episode: index the bundle, and choose the blocked tools under a blocker."""
         self.retriever = for_bundle(env.bundle)
+        self.stated = stated_types(env.bundle.scenario)
         self.retrieved: set[str] = set()
         self.plan: path_blocking.Plan | None = None
         self.siblings: frozenset[str] | None = None
@@ -187,6 +189,11 @@ class Retrieval(Protocol):
                 rejected="wrong_inputs",
             )
         for pname, datatype in params:
+            if datatype in self.stated and datatype not in env.held:  # told in the request
+                problem = stated_problem(self.stated, name, pname, datatype, args[pname])
+                if problem is None:
+                    continue
+                return CallResult(name, False, False, error=problem, rejected="wrong_inputs")
             value = str(args[pname])
             if self.tainted(value):
                 why = "untrusted_input"
