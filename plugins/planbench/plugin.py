@@ -66,8 +66,15 @@ def scn_register_truth_kinds(register: Any) -> None:
 
 @hookimpl
 def scn_register_generators(register: Any) -> None:
+    from scn.plugins.planbench.released import queries
     from scn.plugins.planbench.request import request
 
+    register(
+        "planbench_xl_queries",
+        queries,
+        doc="PlanBench-XL's released queries with their cases, read from the user's files "
+        "(`--set queries=PATH --set database=PATH`)",
+    )
     register(
         "planbench_request",
         request,
