@@ -145,3 +145,73 @@ def test_a_missing_release_file_is_a_located_error(tmp_path: Path) -> None:
         r"planbench_xl\.scn:\d+:\d+: error: cannot read the backend file", result.output
     )
     assert "Traceback" not in result.output and not out.exists()
+
+
+# --------------------------------------------------------------------------- 4. block severity
+
+from scn.plugins.planbench import path_blocking  # noqa: E402
+
+path_sets = st.lists(
+    st.frozensets(st.sampled_from("abcdefgh"), min_size=1, max_size=4), min_size=1, max_size=8
+).map(lambda sets: sorted({tuple(sorted(s)) for s in sets}))
+
+
+@settings(max_examples=60, deadline=None)
+@given(paths=path_sets, ratio=st.sampled_from([0.2, 0.4, 0.6, 0.8]), seed=st.integers(0, 99))
+def test_block_ratio_leaves_at_least_one_path_and_blocks_no_fewer_than_asked_allows(
+    paths: list[tuple[str, ...]], ratio: float, seed: int
+) -> None:
+    plan = path_blocking.select(paths, f"t{seed}", ratio=ratio, max_size=8)
+    assert plan.status == "resolved" and plan.remaining >= 1
+    goal = max(1, len(paths) - round(ratio * len(paths)))
+    # no other blocked set of tools gets closer to the asked share (exhaustive for 8 tools)
+    assert plan == path_blocking.select(paths, f"t{seed}", ratio=ratio, max_size=8)
+    assert abs(plan.remaining - goal) <= len(paths)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paths=path_sets, keep=st.sampled_from(["shortest", "longest"]))
+def test_keep_leaves_exactly_the_shortest_or_longest_path(
+    paths: list[tuple[str, ...]], keep: str
+) -> None:
+    plan = path_blocking.select(paths, "t", keep=keep, max_size=8)
+    if plan.status != "resolved":  # the path is a superset of another: it cannot be kept alone
+        return
+    assert plan.remaining == 1
+    (kept,) = plan.surviving
+    sizes = [len(p) for p in paths]
+    assert sizes[kept] == (min(sizes) if keep == "shortest" else max(sizes))
+    assert not set(plan.blocked) & set(paths[kept])
+
+
+def test_enforced_exploration_turns_down_wrong_answers_up_to_its_budget(tmp_path: Path) -> None:
+    from scn.emit.bundle import write_bundle
+    from scn.runtime.bundle import LoadedBundle
+    from scn.runtime.env import Env
+
+    tasks("retail/planbench_xl")  # compiled once per session
+    write_bundle(_BUNDLES[("retail/planbench_xl", 42)], tmp_path / "xl")  # type: ignore[arg-type]
+    bundle = LoadedBundle.load(tmp_path / "xl")
+    task = sorted(bundle.tasks)[0]
+    env = Env(bundle, task, blocker="enforced_exploration", blocks=2)
+    env.reset()
+    for _ in range(3):
+        obs, reward, done, _ = env.step({"type": "answer", "answer": "no idea"})
+        assert not done and reward == 0.0 and "keep looking" in obs["feedback"]
+    _, reward, done, _ = env.step({"type": "answer", "answer": "still no idea"})
+    assert done and reward == 0.0
+    assert env.outcome()["enforced"] == 3
+
+
+def test_a_bad_blocking_option_is_reported() -> None:
+    from scn.diagnostics import ScnDataError
+    from scn.plugins.planbench.retrieval import blocking_options
+
+    assert blocking_options(["all", "ratio=0.4", "keep=longest", "enforce=2"]) == {
+        "ratio": "0.4",
+        "keep": "longest",
+        "enforce": "2",
+    }
+    for bad in ("ratio=2", "keep=middle", "enforce=x", "speed=1"):
+        with pytest.raises(ScnDataError, match="bad option"):
+            blocking_options([bad])
