@@ -289,7 +289,7 @@ class OracleResponder:
         messages = request.get("messages") or []
         user = next(m for m in messages if m.get("role") == "user")
         bundle, task = self.find(str(user.get("content")))
-        held = dict(task["given"])
+        held = {**task.get("stated", {}), **task["given"]}  # stated: as the request tells them
         returned: set[str] = set()
         for message in messages:
             if message.get("role") != "tool":

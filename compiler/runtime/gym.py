@@ -8,7 +8,9 @@ Actions, `Discrete(len(tools) + 1)`:
 
 - `i < len(tools)`: call tool `i` (the bundle's tools in `tools/internal.json` order, listed in
   `env.tools`) with every argument taken from the held state (the value held for the parameter's
-  datatype). A tool whose inputs are not held, or that the task does not show, is an invalid call:
+  datatype; a value the request states, `scn.runtime.stated`, is filled in as stated: the action
+  space plans, it does not read). A tool whose inputs are not held, or that the task does not
+  show, is an invalid call:
   the `Env` answers it with an error in `info["results"]`, counts it, and it costs nothing.
   (A fan-out task, which holds several values of one datatype, needs the `Env`: this action
   always sends the latest value held);
@@ -51,6 +53,7 @@ from gymnasium import spaces
 from scn.diagnostics import ScnDataError
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
+from scn.runtime.stated import told
 
 #: The id under which `ScnGymEnv` is registered with Gymnasium.
 ENV_ID = "scn/Bundle-v0"
@@ -154,7 +157,7 @@ class ScnGymEnv(gymnasium.Env):
         if self.env is None or self.env.done:
             return mask
         available = set(self.env.available())
-        held = self.env.held
+        held = {**told(self.env), **self.env.held}
         for i, name in enumerate(self.tools):
             if name in available and all(
                 p["datatype"] in held for p in self.bundle.tools[name]["params"]
@@ -199,10 +202,8 @@ class ScnGymEnv(gymnasium.Env):
                 "answer": " ".join(held.get(g, "") for g in self.env.task["goals"]),
             }
         name = self.tools[index]
-        args = {
-            p["name"]: self.env.held.get(p["datatype"], "")
-            for p in self.bundle.tools[name]["params"]
-        }
+        known = {**told(self.env), **self.env.held}
+        args = {p["name"]: known.get(p["datatype"], "") for p in self.bundle.tools[name]["params"]}
         return {"type": "call", "tool": name, "args": args}
 
     # ------------------------------------------------------------ gymnasium API

@@ -17,14 +17,25 @@ from scn.runtime.toolset import datatype_schemas
 STATED = "stated"
 
 
+#: `stated_types` answers per scenario object (kept alive so its id stays its own).
+_CACHE: dict[int, tuple[Any, dict[str, list[str] | None]]] = {}
+
+
 def stated_types(scenario: Mapping[str, Any]) -> dict[str, list[str] | None]:
     """Stated datatypes -> their enum members (None: any string)."""
+    found = _CACHE.get(id(scenario))
+    if found is not None and found[0] is scenario:
+        return found[1]
     schemas = datatype_schemas(scenario)
-    return {
+    out = {
         d["name"]: (schemas.get(d["name"]) or {}).get("enum")
         for d in scenario.get("datatypes") or []
         if isinstance(d, dict) and d.get("role") == STATED
     }
+    if len(_CACHE) > 64:
+        _CACHE.clear()
+    _CACHE[id(scenario)] = (scenario, out)
+    return out
 
 
 def stated_problem(
@@ -36,3 +47,11 @@ def stated_problem(
     if not isinstance(value, str) or (members and value not in members):
         return f"{tool}: {param} must be one of: {', '.join(members or [])}"
     return None
+
+
+def told(env: Any) -> dict[str, str]:
+    """What the request states now (the protocol's current wishes after a change, else the
+    task's): for agents that cannot read the request, such as the Gymnasium wrapper's actions,
+    whose arguments are filled in for them."""
+    wanted = getattr(getattr(env, "protocol", None), "wanted", None)
+    return dict(wanted) if isinstance(wanted, dict) else dict(env.task.get("stated") or {})
