@@ -209,6 +209,7 @@ def check(
 )
 @click.option("--force", is_flag=True, help="Replace an existing bundle at --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@click.option("--strict", is_flag=True, help="Verify's warnings (shortcut probes) are errors.")
 @diagnostics_option
 def compile_cmd(
     target: str,
@@ -218,6 +219,7 @@ def compile_cmd(
     emit_stage: str | None,
     force: bool,
     quiet: bool,
+    strict: bool,
     diagnostics_format: str,
 ) -> None:
     """Compile TARGET (a .scn file, `-`, or DOMAIN[/SCENARIO]) into a bundle."""
@@ -226,7 +228,9 @@ def compile_cmd(
         raise click.UsageError("give -o DIR to write a bundle, or --emit STAGE to print a stage")
     with _boundary(reporter):
         registry = reporter.load_registry()
-        ctx = CompileContext(registry, seed, _parse_sets(sets), sources=reporter.sources)
+        ctx = CompileContext(
+            registry, seed, _parse_sets(sets), sources=reporter.sources, strict=strict
+        )
         source = resolve_target(target, registry)
         if emit_stage is not None:
             from scn.serialize import to_json
@@ -240,6 +244,13 @@ def compile_cmd(
         assert out is not None
         with _progress(quiet) as on_stage:
             bundle = compile_source(source, ctx=ctx, on_stage=on_stage)
+        if ctx.warnings:
+            shown = (
+                render_json(ctx.warnings)
+                if diagnostics_format == "json"
+                else render_text(ctx.warnings, reporter.sources)
+            )
+            click.echo(shown, err=True, nl=False)
         write_bundle(bundle, out, force=force)
         manifest = json.loads(bundle.files["manifest.json"])
         counts = manifest["counts"]
@@ -681,3 +692,9 @@ def serve(
 
 
 __all__ = ["main", "STAGE_NAMES"]
+
+
+# --- commands defined in their own modules
+from scn import probe_cli  # noqa: E402
+
+main.add_command(probe_cli.probe)

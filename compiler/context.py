@@ -31,3 +31,8 @@ class CompileContext:
     overrides: Mapping[str, str] = field(factory=dict)
     #: Every source file read so far, by name: only for rendering diagnostics and hashing specs.
     sources: dict[str, Any] = field(factory=dict, eq=False)
+    #: `scn compile --strict`: what verify would warn about is an error instead.
+    strict: bool = False
+    #: Warnings a stage reports without stopping the compile (`scn.diagnostics.Diagnostic`s,
+    #: severity warning); `scn compile` prints them. Appended to, never read, by stages.
+    warnings: list[Any] = field(factory=list, eq=False)

@@ -69,3 +69,11 @@ def scn_register_agents(register: Any) -> None:
 
     for name, (factory, doc) in sorted(AGENTS.items()):
         register(name, factory, doc=doc)
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.runtime.probes import PROBES
+
+    for name, (factory, doc) in sorted(PROBES.items()):
+        register(name, factory, doc=doc)

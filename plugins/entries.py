@@ -161,6 +161,18 @@ class AgentEntry:
 
 
 @frozen(kw_only=True)
+class ProbeEntry:
+    """A shortcut probe (`scn probe`); `factory(seed)` builds it; `families` limits it to the
+    bundles scored by those metric families (empty: every bundle)."""
+
+    name: str
+    factory: Callable[..., Any]
+    families: tuple[str, ...] = ()
+    doc: str = ""
+    plugin: str
+
+
+@frozen(kw_only=True)
 class TruthKindEntry:
     """A ground-truth kind: `solve(problem) -> TruthResult`, with its optional verify `check`,
     whether verify replays its path, and its optional `measure` for the `reachable` generator."""

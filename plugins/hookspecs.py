@@ -143,6 +143,19 @@ class RegisterAgent(Protocol):
     def __call__(self, name: str, factory: Callable[..., object], *, doc: str = "") -> None: ...
 
 
+class RegisterProbe(Protocol):
+    """Signature of the `register` callback of `scn_register_probes`."""
+
+    def __call__(
+        self,
+        name: str,
+        factory: Callable[..., object],
+        *,
+        families: Sequence[str] = (),
+        doc: str = "",
+    ) -> None: ...
+
+
 class RegisterTruthKind(Protocol):
     """Signature of the `register` callback of `scn_register_truth_kinds`."""
 
@@ -613,6 +626,31 @@ def scn_register_truth_kinds(register: RegisterTruthKind) -> None:
     """
 
 
+@hookspec
+def scn_register_probes(register: RegisterProbe) -> None:
+    """Register shortcut probes: agents with no model that try to pass tasks without
+    understanding them (``scn probe``, and the verify stage's validity check).
+
+    Call ``register(name, factory, *, families=(), doc="")`` once per probe.
+
+    - ``name``: the probe, as ``scn probe`` prints it.
+    - ``factory``: ``factory(seed=0)`` builds the agent (``begin(bundle, task)`` then
+      ``act(observation)``, as for ``scn_register_agents``). It must be deterministic given the
+      seed and must not read the task's ground truth or goals: only what an LLM agent sees (the
+      request, the tools listed, held values, results). ``scn.runtime.probes.Probe`` is a base.
+    - ``families``: the metric families (``harness { metrics ... }``) whose bundles the probe
+      is meant for; empty: every bundle. A benchmark's own shortcut names its family.
+    - ``doc``: one line shown by ``scn probe``.
+
+    Example::
+
+        @hookimpl
+        def scn_register_probes(register):
+            register("cheapest", CheapestProbe, families=["costbench"],
+                     doc="always the cheapest-looking callable tool")
+    """
+
+
 #: Every hook name in this module, in documentation order.
 HOOK_NAMES: tuple[str, ...] = (
     "scn_register_domains",
@@ -627,4 +665,5 @@ HOOK_NAMES: tuple[str, ...] = (
     "scn_register_protocols",
     "scn_register_success_rules",
     "scn_register_truth_kinds",
+    "scn_register_probes",
 )

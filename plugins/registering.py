@@ -30,6 +30,7 @@ from scn.plugins.entries import (
     EmitterEntry,
     GeneratorEntry,
     MetricFamilyEntry,
+    ProbeEntry,
     ProtocolEntry,
     SuccessRuleEntry,
     TruthKindEntry,
@@ -318,6 +319,26 @@ def _agent_register(s: _Session) -> Callable[..., None]:
     return register
 
 
+def _probe_register(s: _Session) -> Callable[..., None]:
+    def register(
+        name: str, factory: Callable[..., Any], *, families: Sequence[str] = (), doc: str = ""
+    ) -> None:
+        name = s.begin(name)
+        if isinstance(families, str) or not all(isinstance(f, str) and f for f in families):
+            raise s.fail(name, f"families must be a list of non-empty strings, got {families!r}")
+        s.add(
+            ProbeEntry(
+                name=name,
+                factory=s.function(name, "factory", factory),
+                families=tuple(families),
+                doc=s.text(name, "doc", doc),
+                plugin=s.plugin_name,
+            )
+        )
+
+    return register
+
+
 def _metric_family_register(s: _Session) -> Callable[..., None]:
     def register(
         name: str,
@@ -451,4 +472,5 @@ REGISTER_FACTORIES: dict[str, Callable[[_Session], Callable[..., None]]] = {
     "scn_register_protocols": _protocol_register,
     "scn_register_success_rules": _success_rule_register,
     "scn_register_truth_kinds": _truth_kind_register,
+    "scn_register_probes": _probe_register,
 }

@@ -43,6 +43,7 @@ from scn.plugins.entries import (
     EmitterEntry,
     GeneratorEntry,
     MetricFamilyEntry,
+    ProbeEntry,
     ProtocolEntry,
     SuccessRuleEntry,
     TruthKindEntry,
@@ -93,6 +94,7 @@ class Registry:
     protocols: Mapping[str, ProtocolEntry] = _table()
     success_rules: Mapping[str, SuccessRuleEntry] = _table()
     truth_kinds: Mapping[str, TruthKindEntry] = _table()
+    probes: Mapping[str, ProbeEntry] = _table()
 
 
 #: Each registry hook, the `Registry` field it fills and how messages call one entry.
@@ -109,6 +111,7 @@ KINDS: tuple[_Kind, ...] = (
     _Kind("scn_register_protocols", "protocols", "protocol"),
     _Kind("scn_register_success_rules", "success_rules", "success rule"),
     _Kind("scn_register_truth_kinds", "truth_kinds", "truth kind"),
+    _Kind("scn_register_probes", "probes", "probe"),
 )
 assert tuple(k.hook for k in KINDS) == HOOK_NAMES
 
@@ -217,6 +220,7 @@ __all__ = [
     "GeneratorEntry",
     "KINDS",
     "MetricFamilyEntry",
+    "ProbeEntry",
     "ProtocolEntry",
     "REGISTER_FACTORIES",
     "Registry",

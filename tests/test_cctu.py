@@ -272,10 +272,10 @@ def test_an_unknown_tool_is_a_toolset_violation_and_counts_as_an_attempt(
     obs, *_ = env.step({"type": "call", "tool": "weather_oracle", "args": {}})
     [v] = env.steps[-1]["violations"]
     assert (v["kind"], v["dimension"]) == ("available_tools", "toolset")
+    listed = sorted(task["tools"] or bundle.tools)  # issue 13: a case lists about 9 tools
+    more = f" and {len(listed) - 8} more" if len(listed) > 8 else ""
     assert obs["results"][0]["error"].endswith(
-        "(weather_oracle is not an available tool "
-        f"(available: {', '.join(sorted(bundle.tools)[:8])}"
-        f" and {len(bundle.tools) - 8} more))"
+        f"(weather_oracle is not an available tool (available: {', '.join(listed[:8])}{more}))"
     )
     assert env.counters.calls == 1 and env.counters.per_tool == {"weather_oracle": 1}
     # Malformed arguments are reported as violations too, never raised.
@@ -532,3 +532,40 @@ def test_a_composed_answer_keeps_every_response_constraint_the_generator_draws(
     answer = compose_answer(values, records)
     assert cons.check_answer(records, answer) == []
     assert all(v in answer for v in values)
+
+
+# ----------------------------------------------------------------- issue 13: the paper's shape
+def test_a_case_lists_about_nine_tools_with_wrong_turns_beside_its_own(bundle) -> None:
+    """CCTU's cases list 9.26 tools; ours list 9: their own, then tools that read a value the
+    case holds or makes (plausible wrong turns), then others."""
+    sizes = []
+    for task in tasks(bundle):
+        listed = set(task["tools"])
+        own = {s["tool"] for s in task["subtasks"]}
+        assert own <= listed and len(listed) > len(own)
+        sizes.append(len(listed))
+        values = set(task["given"]) | {s["output"] for s in task["subtasks"]}
+        readers = {
+            n for n in listed - own if {p["datatype"] for p in bundle.tools[n]["params"]} & values
+        }
+        assert readers or len(own) >= 8, task["id"]  # a wrong turn is on offer
+    assert sum(sizes) / len(sizes) == 9
+
+
+def test_the_question_nests_each_hop_in_prose(bundle) -> None:
+    """The question names no datatype and no tool; each hop of each branch appears as the
+    relation phrase of its tool, nested in the next one."""
+    import re
+
+    source = Path(__file__).resolve().parents[1] / "domains" / "cctu" / "vocab" / "questions.scn"
+    relations = dict(
+        (tool, phrase.split("{x}")[0].strip())
+        for tool, phrase in re.findall(r'"(\w+): ([^"]*)"', source.read_text())
+        if tool != "tool"
+    )
+    for task in tasks(bundle):
+        question = task["query"].split("Question: ")[1].split("\n")[0]
+        assert "starting from" not in question
+        for s in task["subtasks"]:
+            assert relations[s["tool"]] in question, (task["id"], s["tool"])
+            assert s["tool"] not in question and s["output"] not in question

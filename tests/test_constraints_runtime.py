@@ -16,6 +16,9 @@ datatype A
 tool Step1(A) -> B
 tool Step2(B) -> C
 tool Step3(C) -> D
+# A one-call route keeps the budget (verify rejects a budget the ground truth cannot keep);
+# the tests walk the three-step chain by hand to go over it.
+tool Direct(A) -> D
 constraint budget {
   param min: int = 0
   param max: int = 2

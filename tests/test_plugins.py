@@ -781,6 +781,28 @@ def test_hook_scn_register_agents(clean_env):
         collect(p=registering("scn_register_agents", call(7, Agent)))
 
 
+def test_hook_scn_register_probes(clean_env):
+    class Probe:
+        pass
+
+    registry = collect(
+        a=registering(
+            "scn_register_probes", call("shortcut", Probe, families=["fam"], doc="guesses")
+        )
+    )
+    entry = registry.probes["shortcut"]
+    assert (entry.factory, entry.families, entry.doc, entry.plugin) == (
+        Probe,
+        ("fam",),
+        "guesses",
+        "a",
+    )
+    with pytest.raises(ScnPluginError, match="families must be a list of non-empty strings"):
+        collect(p=registering("scn_register_probes", call("x", Probe, families="fam")))
+    with pytest.raises(ScnPluginError, match="the name must be a str, not int"):
+        collect(p=registering("scn_register_probes", call(7, Probe)))
+
+
 def test_hook_scn_register_metric_families(clean_env):
     from scn.scoring.families import score_records
 

@@ -304,7 +304,9 @@ def _item(item: m.Item, env: Env, state: _State, tools: ToolBuilder) -> None:
         for attr in item.attrs:
             if attr.key in state.harness:
                 raise fail(f"harness `{attr.key}` is given twice", attr.span)
-            state.harness[attr.key] = tuple(str(v.template.text) for v in attr.values)
+            state.harness[attr.key] = tuple(
+                str(v.template.text) if v.template is not None else v.text for v in attr.values
+            )
     elif isinstance(item, m.Tasks):
         state.tasks.append((item, env))
     elif isinstance(item, m.ForBlock):

@@ -103,7 +103,16 @@ ARITY: dict[str, dict[str, Arity]] = {
         "describe": ONE,
     },
     "backend": {"records": ONE, "pool": PAIR, "scramble": ONE, "load": ONE},
-    "harness": {"metrics": LIST, "protocol": ONE, "success": ONE},
+    "harness": {
+        "metrics": LIST,
+        "protocol": ONE,
+        "success": ONE,
+        # the shortcut probes' validity bound (scn.probing): numbers, and the metric's name
+        "probe_margin": ONE,
+        "probe_max": ONE,
+        "probe_tasks": ONE,
+        "probe_metric": ONE,
+    },
     "tasks": {
         "where": ONE,
         "goal": LIST,
@@ -529,13 +538,20 @@ def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
         errors.error(f"blocker '{b.name}' needs a `signal` (explicit or implicit)", b.span)
 
 
+#: Harness attributes that take a number (the probes' bound and sample size, `scn.probing`).
+HARNESS_NUMBERS = frozenset({"probe_margin", "probe_max", "probe_tasks"})
+
+
 def _check_harness(h: m.Harness, errors: Collector) -> None:
     """A harness names plugins' families and rules: bare names, one where only one can act
     (the arity table says which)."""
     _check_attrs("harness", h.attrs, errors)
     for attr in h.attrs:
         for v in attr.values:
-            if not (v.op == "name" and v.template is not None and v.template.is_plain):
+            if attr.key in HARNESS_NUMBERS:
+                if v.op != "num":
+                    errors.error(f"harness `{attr.key}` takes a number", v.span or attr.span)
+            elif not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
 
 

@@ -105,7 +105,39 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     if constrained:
         play_constrained(bundle, constrained, errors)
         errors.raise_if_errors(ScnVerifyError)
+    validity(bundle, ctx, errors)
+    errors.raise_if_errors(ScnVerifyError)
     return bundle
+
+
+def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
+    """The benchmark can be passed (the scenario's constraints are kept by the ground truth)
+    and cannot be passed for free (the shortcut probes stay under the harness's bound):
+    `scn.stages.validity`. Plays through the runtime only when there is something to check."""
+    from scn.probing import bound_of
+    from scn.stages.validity import bounded, check_keepable, check_probes
+
+    scenario = bundle.json("scenario.json")
+    rules = bounded(scenario)
+    # Tasks that carry their own constraints were played by `play_constrained`.
+    rules = rules and [t for t in bundle.jsonl("tasks.jsonl") if "constraints" not in t]
+    try:
+        bound = bound_of(scenario)
+        probing = bound.margin is not None or bound.maximum is not None
+    except ValueError:
+        probing = True  # check_probes reports it, located
+    if not rules and not probing:
+        return
+    from scn.runtime.bundle import LoadedBundle
+
+    with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
+        write_files(bundle.files, Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp))
+        if rules:
+            check_keepable(loaded, ctx, errors)
+            errors.raise_if_errors(ScnVerifyError)
+        if probing:
+            check_probes(loaded, ctx, errors)
 
 
 def play_constrained(bundle: Bundle, task_ids: list[str], errors: Collector) -> None:

@@ -22,6 +22,7 @@ then proves every case keepable by replaying its reference.
 from __future__ import annotations
 
 import random
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ def _branches(tools: list[Any], roots: set[str], rng: random.Random, hops: int, 
     """Draw a chain of up to `hops` tools: the first needs only given datatypes, each next one
     consumes the previous one's output (and given datatypes otherwise)."""
     starts = [t for t in tools if t.inputs <= roots and t.name not in used]
+    if hops > 1:  # a multi-hop branch starts where a hop can follow
+        starts = [t for t in starts if any(u.inputs & t.outputs for u in tools)] or starts
     if not starts:
         return []
     chain = [starts[rng.randrange(len(starts))]]
@@ -71,18 +74,80 @@ def _structure(ctx: Any, shape: str, rng: random.Random) -> list[list[Any]]:
     hops = 1 if shape.endswith("single_hop") else 3
     branches: list[list[Any]] = []
     used: set[str] = set()
-    for _ in range(width * 4):
+    for _ in range(width * 12):
         if len(branches) == width:
             break
         chain = _branches(tools, roots, rng, hops if hops == 1 else rng.choice((2, 3)), used)
         outputs = {d for t in chain for d in t.outputs}
         if not chain or any(outputs & {d for t in b for d in t.outputs} for b in branches):
             continue
+        if hops > 1 and len(chain) < 2:  # a neighbour tool is a dead end, not a hop
+            continue
         branches.append(chain)
         used |= {t.name for t in chain}
     if len(branches) < width or (hops > 1 and max(len(b) for b in branches) < 2):
         raise ValueError(f"the scenario's tools cannot make a {shape} case")
     return branches
+
+
+def _toolset(ctx: Any, branches: list[list[Any]], size: int, rng: random.Random) -> list[str]:
+    """The tools a case lists: its own, then tools reading a value the case holds or makes (the
+    plausible wrong turns), then others, drawn up to `size` in all (the paper's cases list
+    9.26), with at least one tool beside its own."""
+    own = [t.name for b in branches for t in b]
+    values = {d for b in branches for t in b for d in t.inputs | t.outputs}
+    tools = sorted(ctx.tools, key=lambda t: t.name)
+    near = [t.name for t in tools if t.inputs & values and t.name not in own]
+    rest = [t.name for t in tools if t.name not in own and t.name not in near]
+    rng.shuffle(near)
+    rng.shuffle(rest)
+    listed = own + (near + rest)[: max(1, size - len(own))]
+    return sorted(listed)
+
+
+def _relations(entries: Any) -> dict[str, str]:
+    """`"tool: phrase with {x}"` entries as {tool: phrase}."""
+    out = {}
+    for entry in entries or ():
+        tool, sep, phrase = str(entry).partition(":")
+        if not sep or "{x}" not in phrase:
+            raise ValueError(f"relation {str(entry)!r} is not 'tool: a phrase with {{x}}'")
+        out[tool.strip()] = phrase.strip()
+    return out
+
+
+def _words(datatype: str) -> str:
+    """`TopScorer` -> `top scorer`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", datatype).lower()
+
+
+_ASK = ("I need to know {q}.", "Tell me {q}.", "Could you find out {q}?")
+_MANY = (
+    "Tell me {n} things: {each}.",
+    "I need to know {n} things: {each}.",
+    "Please find out {n} things: {each}.",
+)
+_NUMBER = {2: "two", 3: "three", 4: "four"}
+
+
+def _question(branches: list[list[Any]], relations: dict[str, str], rng: random.Random) -> str:
+    """The case's question in prose: each branch's hops nested into one noun phrase, starting
+    from the value named in the case; several branches become several questions."""
+    phrases = []
+    for chain in branches:
+        start = sorted(chain[0].inputs)[0]
+        x = f"the {_words(start)} named below"
+        for tool in chain:
+            x = relations.get(tool.name, f"the {_words(sorted(tool.outputs)[0])} of {{x}}").replace(
+                "{x}", x
+            )
+        phrases.append(x)
+    if len(phrases) == 1:
+        return _ASK[rng.randrange(len(_ASK))].format(q=phrases[0])
+    ordinal = ("first", "second", "third", "fourth")
+    each = "; ".join(f"{ordinal[i]}, {p}" for i, p in enumerate(phrases))
+    frame = _MANY[rng.randrange(len(_MANY))]
+    return frame.format(n=_NUMBER.get(len(phrases), len(phrases)), each=each)
 
 
 def _free(decl: Any) -> list[tuple[str, str]]:
@@ -183,8 +248,13 @@ def cctu(
     key: Any = 0,
     p: float = 0.5,
     always: Any = ("rounds", "available_tools", "required_params", "param_types"),
+    toolset: int = 0,
+    phrases: Any = None,
 ) -> list[Record]:
-    """Draw one case of `shape` with its constraints (see the module docstring)."""
+    """Draw one case of `shape` with its constraints (see the module docstring). With
+    `toolset` > 0 the case lists its own tools, every tool reading a value it holds or makes,
+    and others up to that many (`tools`); else it lists every tool. `phrases` (an enum of
+    `"tool: phrase with {x}"`) words the case's `question` in prose."""
     from scn.evaluate import Record  # compile-side: imported when a case is drawn
     from scn.laws import seeded_rng
 
@@ -244,6 +314,13 @@ def cctu(
             continue
         chosen[kind] = {**{n: v for n, _, v in decl.params}, **values}
         attached.append(Record.of({"name": decl.name, **values}))
+    listed = []
+    pick = seeded_rng(
+        ("global", "cctu", "key"), {"global": ctx.seed, "cctu": f"{shape}-tools", "key": key}
+    )
+    if int(toolset) > 0:
+        listed = _toolset(ctx, branches, int(toolset), pick)
+    question = _question(branches, _relations(phrases), pick)
     goals = sorted(sorted(b[-1].outputs)[0] for b in branches)
     inputs = sorted(
         {d for b in branches for t in b for d in t.inputs}
@@ -259,6 +336,8 @@ def cctu(
                 "subtasks": subtasks,
                 "layers": layers,
                 "constraints": attached,
+                "tools": listed,
+                "question": question,
             }
         )
     ]

@@ -95,3 +95,15 @@ def scn_register_generators(register: Any) -> None:
         request,
         doc="a CostBench request: the four preferences in seeded prose, never as enum members",
     )
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.runtime.probes import CheapestProbe
+
+    register(
+        "cheapest",
+        CheapestProbe,
+        families=["costbench"],
+        doc="always the cheapest-looking callable tool, never reading the request",
+    )

@@ -81,3 +81,15 @@ def scn_register_generators(register: Any) -> None:
         doc="a PlanBench-XL business request: the references and the wanted field described "
         "in seeded paraphrase, never by datatype name",
     )
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.plugins.planbench.probes import BackwardChainProbe
+
+    register(
+        "backward_chain",
+        BackwardChainProbe,
+        families=["planbench"],
+        doc="retrieval by the request's words, then by each missing input's datatype name",
+    )

@@ -16,14 +16,39 @@ from scn import solver
 from scn.builtins import GeneratorContext
 from scn.evaluate import Record, as_int, as_iterable
 from scn.laws import seeded_rng
-from scn.plugins.tpsbench import fan_out_tasks
+from scn.plugins.tpsbench import fan_out_tasks, requests
 
 
-def _ask(description: str, name: str) -> str:
-    """A request phrase from a tool's description ("Books a hotel." -> "books a hotel"), else
-    from its name ("book_hotel" -> "book hotel")."""
-    text = description.strip().rstrip(".") or name.replace("_", " ")
-    return text[:1].lower() + text[1:]
+class _Asker:
+    """One wording per tool for a task (a repeated tool is asked for the same way each time),
+    drawn from the task's own wording stream."""
+
+    def __init__(self, ctx: GeneratorContext, phrases: Any, key: Any) -> None:
+        self.ctx = ctx
+        self.ways = requests.parse(as_iterable(phrases, None) if phrases else None)
+        self.rng = seeded_rng(
+            ("global", "dag", "key"), {"global": ctx.seed, "dag": "dag-request", "key": key}
+        )
+        self.chosen: dict[str, str] = {}
+
+    def __call__(self, tool: solver.Tool) -> str:
+        if tool.name not in self.chosen:
+            self.chosen[tool.name] = requests.ask(
+                tool.name, self.ctx.descriptions.get(tool.name, ""), self.ways, self.rng
+            )
+        return self.chosen[tool.name]
+
+    def request(self, record: Record, ends_only: bool) -> str:
+        """The task's whole request: every subtask's wording, or (`ends_only`) the sinks'."""
+        subtasks = [dict(s.fields) for s in record.get("subtasks")]
+        if not ends_only:
+            return requests.easy([str(s["ask"]) for s in subtasks], self.rng)
+        ends = requests.sinks(subtasks)
+        once = [str(s["ask"]) for s in ends if not s.get("entity")]
+        each = list(dict.fromkeys(str(s["ask"]) for s in ends if s.get("entity")))
+        entities = record.get("entities")
+        datatype, count = str(entities.get("datatype")), int(entities.get("count"))
+        return requests.hard(once, each, datatype, count, self.rng)
 
 
 def _draw_dag(tools: list[solver.Tool], n: int, dependent: float, rng: Any) -> list[solver.Tool]:
@@ -72,6 +97,8 @@ def dag(
     dependent: float = 0.5,
     min_depth: int = 1,
     max_tools: int | None = None,
+    phrases: Any = None,
+    request: str = "all",
 ) -> list[Record]:
     """Draw one task of dependent subtasks over the scenario's tools.
 
@@ -84,8 +111,30 @@ def dag(
     With `max_tools`, a drawn size above it gives a fan-out task (`fan_out_tasks`): a template
     of at most `max_tools` distinct tools, part of it repeated once per entity of one given
     datatype, with an `entities` field (`datatype`, `count`); otherwise `entities` has count 1.
-    Returns a one-element list so it can stand in a `for` clause.
+    `phrases` (an enum of `"tool: way | way"` entries) words each subtask in the scenario's own
+    way, drawn per task (`scn.plugins.tpsbench.requests`); `request` is the whole request in
+    prose: `"all"` names every subtask, `"ends"` only the results nothing else consumes, so the
+    agent has to work out the steps. Returns a one-element list so it can stand in a `for`
+    clause.
     """
+    if str(request) not in ("all", "ends"):
+        raise ValueError(f"dag() request must be 'all' or 'ends', not {request!r}")
+    asker = _Asker(ctx, phrases, key)
+    record = _draw(ctx, size, key, dependent, min_depth, max_tools, asker)
+    text = asker.request(record, str(request) == "ends")
+    return [Record.of({**dict(record.fields), "request": text})]
+
+
+def _draw(
+    ctx: GeneratorContext,
+    size: Any,
+    key: Any,
+    dependent: float,
+    min_depth: int,
+    max_tools: int | None,
+    asker: _Asker,
+) -> Record:
+    """The task record of `dag`, without its request text."""
     sizes = (
         as_iterable(size, None) if isinstance(size, (list, tuple, range)) else [as_int(size, None)]
     )
@@ -95,7 +144,7 @@ def dag(
     if not tools:
         raise ValueError("dag() needs tools to draw from")
     if max_tools is not None and n > int(max_tools):
-        return [_fan_out(ctx, tools, n, int(max_tools), dependent, min_depth, rng)]
+        return _fan_out(tools, n, int(max_tools), dependent, min_depth, rng, asker)
     for _attempt in range(50):
         chosen = _draw_dag(tools, n, dependent, rng)
         depth = _depth(chosen)
@@ -112,7 +161,7 @@ def dag(
             {produced[d] for d in tool.inputs if d in produced and produced[d] != tool.name}
         )
         external.update(d for d in tool.inputs if d not in produced)
-        asks.append(_ask(ctx.descriptions.get(tool.name, ""), tool.name))
+        asks.append(asker(tool))
         subtasks.append(
             Record.of(
                 {
@@ -125,28 +174,26 @@ def dag(
             )
         )
     goals = sorted({sorted(t.outputs)[0] for t in chosen})
-    return [
-        Record.of(
-            {
-                "inputs": sorted(external),
-                "goals": goals,
-                "subtasks": subtasks,
-                "size": len(chosen),
-                "asks": asks,
-                "entities": Record.of({"datatype": "", "count": 1}),
-            }
-        )
-    ]
+    return Record.of(
+        {
+            "inputs": sorted(external),
+            "goals": goals,
+            "subtasks": subtasks,
+            "size": len(chosen),
+            "asks": asks,
+            "entities": Record.of({"datatype": "", "count": 1}),
+        }
+    )
 
 
 def _fan_out(
-    ctx: GeneratorContext,
     tools: list[solver.Tool],
     n: int,
     cap: int,
     dependent: float,
     min_depth: int,
     rng: Any,
+    asker: _Asker,
 ) -> Record:
     """Draw a template of at most `cap` distinct tools, at most half of `n` so that at least two
     entities fit, and repeat its entity-dependent part to at most `n` subtasks."""
@@ -161,7 +208,5 @@ def _fan_out(
             continue
         count = (n - len(split[2])) // len(split[1])
         if count >= 2:
-            return fan_out_tasks.fan_out(
-                chosen, split, count, lambda t: _ask(ctx.descriptions.get(t.name, ""), t.name)
-            )
+            return fan_out_tasks.fan_out(chosen, split, count, asker)
     raise ValueError(f"dag() found no fan-out draw of {n} subtasks over {cap} tools in 50 tries")

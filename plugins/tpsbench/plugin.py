@@ -79,3 +79,15 @@ def scn_register_truth_kinds(register: Any) -> None:
         check=check_fan_out,
         doc="the subtask DAG: its layers (fewest turns), critical path and latency",
     )
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.runtime.probes import SprayProbe
+
+    register(
+        "spray",
+        SprayProbe,
+        families=["tpsbench"],
+        doc="every callable tool at once, round after round (no selection at all)",
+    )

@@ -19,14 +19,18 @@ WORLD_FILE = "world.json"
 
 
 def travelplanner_queries(
-    ctx: Any, scale: float = 1.0, split: str = "all", mode: str = "two_stage"
+    ctx: Any, scale: float = 1.0, split: str = "all", mode: str = "two_stage", quirks: str = ""
 ) -> list[Any]:
     """Every query of `split` with its reference plan, drawn over the sandbox of the compile
     seed at `scale` (1.0: the released table sizes and the 1,225 queries of the three splits).
 
     `prompt` is the query text; in `sole_planning` mode it is followed by the reference
-    information (the paper's second setting, where the agent plans without tools)."""
+    information (the paper's second setting, where the agent plans without tools). `quirks`
+    is only checked here (unknown names are an error); the validators read it."""
     from scn.evaluate import Record
+    from scn.plugins.travelplanner.release import check
+
+    check(quirks)
 
     if mode not in ("two_stage", "sole_planning"):
         raise ValueError(f"mode is two_stage or sole_planning, not {mode!r}")
@@ -164,4 +168,16 @@ def scn_register_truth_kinds(register: Any) -> None:
         check=check_reference,
         replays=False,
         doc="a reference answer in the task's info, judged by the plan validators at verify",
+    )
+
+
+@hookimpl
+def scn_register_probes(register: Any) -> None:
+    from scn.plugins.travelplanner.greedy import GreedyPlanner
+
+    register(
+        "cheapest_everywhere",
+        lambda seed=0: GreedyPlanner(seed),
+        families=["travelplanner"],
+        doc="the cheapest option at every choice (leg, meal, stay), ignoring the request",
     )

@@ -24,7 +24,7 @@ import math
 import random
 from typing import Any
 
-from scn.plugins.travelplanner import sandbox
+from scn.plugins.travelplanner import sandbox, wording
 from scn.plugins.travelplanner.database import Database
 from scn.plugins.travelplanner.plan import read_plan
 from scn.plugins.travelplanner.solver import reference_plan
@@ -42,12 +42,6 @@ HOUSE_RULES = ("parties", "smoking", "children under 10", "visitors", "pets")
 ROOM_TYPES_SMALL = ("shared room", "not shared room", "private room", "entire room")
 ROOM_TYPES_LARGE = ("private room", "entire room")
 TRANSPORT = ("no flight", "no self-driving")
-ROOM_WORDS = {
-    "shared room": "a shared room",
-    "not shared room": "a room that is not shared",
-    "private room": "a private room",
-    "entire room": "an entire home or apartment",
-}
 HARD_KINDS = ("house_rule", "cuisine", "room_type", "transportation")
 HARD_WEIGHTS = (0.3, 0.1, 0.3, 0.3)
 #: Draws of a skeleton before a query slot is given up (none is, at the default scales).
@@ -179,40 +173,10 @@ def solve(rng: random.Random, db: Database, query: dict[str, Any]) -> list[dict[
     return None
 
 
-_MONTH_DAY = {1: "st", 2: "nd", 3: "rd", 21: "st", 22: "nd", 23: "rd", 31: "st"}
-
-
-def _date(iso: str) -> str:
-    day = int(iso[-2:])
-    return f"March {day}{_MONTH_DAY.get(day, 'th')}"
-
-
-def render(q: dict[str, Any]) -> str:
-    """The natural-language query (in the spirit of the B.3.4 examples) and the answer format."""
-    where = q["dest"] if q["days"] == 3 else f"{q['visiting_city_number']} cities in {q['dest']}"
-    who = "for one person" if q["people"] == 1 else f"for a group of {q['people']}"
-    parts = [
-        f"Please plan a {q['days']}-day trip {who} from {q['org']} to {where}, "
-        f"from {_date(q['dates'][0])} to {_date(q['dates'][-1])}, 2022, "
-        f"with a budget of ${q['budget']}."
-    ]
-    if q["house_rule"]:
-        parts.append(f"Our accommodations must allow {q['house_rule']}.")
-    if q["room_type"]:
-        parts.append(f"We would like {ROOM_WORDS[q['room_type']]}.")
-    if q["cuisine"]:
-        parts.append(f"We want to try {', '.join(q['cuisine'][:-1])} and {q['cuisine'][-1]} food.")
-    if q["transportation"]:
-        avoid = "flights" if q["transportation"] == "no flight" else "self-driving"
-        parts.append(f"We do not want any {avoid} on this trip.")
-    parts.append(
-        "Answer with the plan as a JSON list of days, each an object with day, current_city "
-        '(a city, or {"from", "to"} on a travel day), transportation (null, or an object with '
-        'mode "flight" with its number, "self-driving" or "taxi", and from and to), breakfast, '
-        'lunch, dinner and accommodation (null, or {"name", "city"}) and attraction (a list '
-        'of {"name", "city"}).'
-    )
-    return " ".join(parts)
+def render(q: dict[str, Any], key: str = "") -> str:
+    """The natural-language query: the trip and its hard constraints, worded per query
+    (`scn.plugins.travelplanner.wording`), then the answer format."""
+    return wording.render(q, key)
 
 
 def reference_information(
@@ -283,7 +247,7 @@ def one(
             "query": query,
             "plan": plan,
             "cost": cost,
-            "text": render(query),
+            "text": render(query, f"{seed}:{split}-{n:04d}"),
             "reference": reference_information(db, query, plan),
         }
     raise ValueError(f"no feasible {days}-day {level} query after {ATTEMPTS} draws ({split} {n})")

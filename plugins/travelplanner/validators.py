@@ -20,8 +20,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from scn.plugins.travelplanner import release
 from scn.plugins.travelplanner.database import Database
 from scn.plugins.travelplanner.plan import FIELDS, MEALS, Day, Plan
+from scn.plugins.travelplanner.routes import bad_start as _bad_start
+from scn.plugins.travelplanner.routes import letters as _letters
+from scn.plugins.travelplanner.routes import valid_sequence as _valid_sequence
 
 Check = Callable[[dict[str, Any], Plan, dict[str, Any], Database], "list[str] | None"]
 
@@ -64,6 +68,11 @@ def _field(params: Any, default: str) -> str:
     return value if isinstance(value, str) else default
 
 
+def _quirks(params: Any) -> frozenset[str]:
+    """The release quirks switched on for this check (`scn.plugins.travelplanner.release`)."""
+    return release.parse(_p(params, "quirks", ""))
+
+
 def _days(plan: Plan, query: Any) -> tuple[Day, ...]:
     """The days the released evaluator reads: the first min(days, len(plan))."""
     n = _int(_q(query, "days"), len(plan.days))
@@ -74,14 +83,15 @@ def _people(query: Any) -> int:
     return min(10**6, max(1, _int(_q(query, "people"), 1)))  # parties beyond that are nonsense
 
 
-def _stays(db: Database, days: tuple[Day, ...]) -> list[dict[str, Any]]:
+def _stays(
+    db: Database, days: tuple[Day, ...], quirks: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
     """The accommodation rows the plan stays in, one per day that names a real one."""
     rows = []
     for day in days:
-        if day.accommodation is not None:
-            row = db.stay(*day.accommodation)
-            if row is not None:
-                rows.append(row)
+        row = release.row(db, "accommodations", day.accommodation, quirks)
+        if row is not None:
+            rows.append(row)
     return rows
 
 
@@ -91,7 +101,9 @@ def within_sandbox(params: Any, plan: Plan, query: Any, db: Database) -> list[st
     also flies on the day it is planned (`check_dates`, the release never checks the date)."""
     if not plan.delivered:
         return [NOT_DELIVERED]
+    quirks = _quirks(params)
     check_dates = _p(params, "check_dates", True) is not False
+    check_dates = check_dates and "flight_any_date" not in quirks
     dates = _q(query, "dates") if isinstance(_q(query, "dates"), list) else []
     out = []
     for day in _days(plan, query):
@@ -120,12 +132,13 @@ def within_sandbox(params: Any, plan: Plan, query: Any, db: Database) -> list[st
                 f"day {day.index}: no valid {leg.mode} route from {leg.origin} to {leg.destination}"
             )
         for meal, place in day.meals:
-            if place is not None and db.meal(*place) is None:
+            if place is not None and release.row(db, "restaurants", place, quirks) is None:
                 out.append(f"day {day.index}: {meal} {place[0]} in {place[1]} does not exist")
-        for place in day.attractions:
-            if db.sight(*place) is None:
+        for place in release.attractions(day, quirks):
+            if release.row(db, "attractions", place, quirks) is None:
                 out.append(f"day {day.index}: attraction {place[0]} in {place[1]} does not exist")
-        if day.accommodation is not None and db.stay(*day.accommodation) is None:
+        stay = release.row(db, "accommodations", day.accommodation, quirks)
+        if day.accommodation is not None and stay is None:
             name, city = day.accommodation
             out.append(f"day {day.index}: accommodation {name} in {city} does not exist")
     return out
@@ -139,16 +152,18 @@ def complete_information(params: Any, plan: Plan, query: Any, db: Database) -> l
     if not plan.delivered:
         return [NOT_DELIVERED, *plan.problems]  # why: empty, not JSON, not a list
     out = list(plan.problems)
+    quirks = _quirks(params)
     n = _int(_q(query, "days"), -1)
     days = _days(plan, query)
-    if len(plan.days) != n:
+    length = len(days) if "extra_days_ignored" in quirks else len(plan.days)
+    if length != n:
         out.append(f"the plan has {len(plan.days)} days; the trip has {n}")
     org = _str(_q(query, "org"))
     visited = {c for d in days for c in d.cities()} - {org}
     want = _int(_q(query, "visiting_city_number"), -1)
     if len(visited) != want:
         out.append(f"the plan visits {len(visited)} cities; the query asks for {want}")
-    if days and (not days[0].travel or days[0].origin != org):
+    if days and _bad_start(days[0], org, quirks):
         out.append(f"day 1 must travel from {org}")
     for day in days:
         if day.missing:
@@ -164,7 +179,8 @@ def complete_information(params: Any, plan: Plan, query: Any, db: Database) -> l
         if day.index < len(days) and day.accommodation is None:
             out.append(f"day {day.index} has no accommodation")
     share = _num(_p(params, "min_filled", 0.5), 0.5)
-    if days and sum(d.filled() for d in days) < share * len(FIELDS) * len(days):
+    extra = 2 if "filled_counts_all_keys" in quirks else 0  # the release counts day, city too
+    if days and sum(d.filled() + extra for d in days) < share * len(FIELDS) * len(days):
         out.append(f"fewer than {share:.0%} of the plan's fields are filled")
     return out
 
@@ -175,14 +191,23 @@ def within_current_city(params: Any, plan: Plan, query: Any, db: Database) -> li
     the release compares letters of the city name on non-travel days."""
     if not plan.delivered:
         return [NOT_DELIVERED]
+    quirks = _quirks(params)
     out = []
     for day in _days(plan, query):
         cities = day.cities()
         if not cities:
             continue
         leg = day.transportation
+        if not day.travel and "city_letters" in quirks:
+            out.extend(_letters(day, cities[0], quirks))
+            continue
         if day.travel:
-            if leg is not None and (leg.origin, leg.destination) != (day.origin, day.destination):
+            ends = (day.origin, day.destination)
+            if leg is not None and "leg_any_order" in quirks:
+                wrong = {leg.origin, leg.destination} != set(ends)
+            else:
+                wrong = leg is not None and (leg.origin, leg.destination) != ends
+            if leg is not None and wrong:
                 out.append(
                     f"day {day.index}: the transportation goes from {leg.origin} to "
                     f"{leg.destination}, not from {day.origin} to {day.destination}"
@@ -190,7 +215,7 @@ def within_current_city(params: Any, plan: Plan, query: Any, db: Database) -> li
         elif leg is not None:
             out.append(f"day {day.index}: transportation on a day spent in {day.origin}")
         places = [(m, p) for m, p in day.meals if p is not None] + [
-            ("attraction", p) for p in day.attractions
+            ("attraction", p) for p in release.attractions(day, quirks)
         ]
         for what, (name, city) in places:
             if city not in cities:
@@ -206,24 +231,6 @@ def within_current_city(params: Any, plan: Plan, query: Any, db: Database) -> li
     return out
 
 
-def _valid_sequence(cities: list[str]) -> bool:
-    """The released `is_valid_city_sequence`: at least 3 entries, no city revisited after its
-    run ends except at the two endpoints, and no run of one in the middle."""
-    if len(cities) < 3:
-        return False
-    runs: list[tuple[str, int]] = []
-    for c in cities:
-        if runs and runs[-1][0] == c:
-            runs[-1] = (c, runs[-1][1] + 1)
-        else:
-            runs.append((c, 1))
-    inner = runs[1:-1]
-    names = [c for c, _ in inner]
-    if len(set(names)) != len(names) or any(c in (runs[0][0], runs[-1][0]) for c in names):
-        return False
-    return all(n > 1 for _, n in inner)
-
-
 def reasonable_route(params: Any, plan: Plan, query: Any, db: Database) -> list[str]:
     """The released `is_reasonable_visiting_city`: start at the origin, return to it, no city
     revisited, every city known, and the visited cities in the destination (its state for 5-
@@ -231,11 +238,12 @@ def reasonable_route(params: Any, plan: Plan, query: Any, db: Database) -> list[
     not check)."""
     if not plan.delivered:
         return [NOT_DELIVERED]
+    quirks = _quirks(params)
     days = _days(plan, query)
     sequence = [c for d in days for c in d.cities()]
     org, dest = _str(_q(query, "org")), _str(_q(query, "dest"))
     out = []
-    if not days or not days[0].travel or days[0].origin != org:
+    if not days or _bad_start(days[0], org, quirks):
         out.append(f"the trip does not start from {org}")
     if not sequence or sequence[0] != sequence[-1]:
         out.append("the trip does not end where it started")
@@ -244,12 +252,12 @@ def reasonable_route(params: Any, plan: Plan, query: Any, db: Database) -> list[
     unknown = sorted({c for c in sequence if c not in db.state_of})
     if unknown:
         out.append(f"unknown cities: {', '.join(unknown)}")
-    inner = [c for c in sequence[1:-1] if c != org]
+    inner = sequence[1:-1]  # the origin too: a day at home mid-trip is off the destination
     if _int(_q(query, "days"), 0) > 3:
         off = sorted({c for c in inner if db.state_of.get(c) != dest})
         if off:
             out.append(f"{', '.join(off)} {'is' if len(off) == 1 else 'are'} not in {dest}")
-    else:
+    elif "three_day_destination_unchecked" not in quirks:
         off = sorted({c for c in inner if c != dest})
         if off:
             out.append(f"{', '.join(off)} {'is' if len(off) == 1 else 'are'} not {dest}")
@@ -282,10 +290,11 @@ def diverse_attractions(params: Any, plan: Plan, query: Any, db: Database) -> li
     """No attraction is visited twice."""
     if not plan.delivered:
         return [NOT_DELIVERED]
+    quirks = _quirks(params)
     seen: dict[tuple[str, str], int] = {}
     out = []
     for day in _days(plan, query):
-        for place in day.attractions:
+        for place in release.attractions(day, quirks):
             if place in seen:
                 out.append(
                     f"{place[0]} is visited again on day {day.index} (first day {seen[place]})"
@@ -328,8 +337,12 @@ def minimum_nights(params: Any, plan: Plan, query: Any, db: Database) -> list[st
         else:
             runs.append((("", ""), 0))
     out = []
+    quirks = _quirks(params)
     for place, nights in runs:
-        row = db.stay(*place) if nights else None
+        rows = release.rows(db, "accommodations", place, quirks) if nights else []
+        if "ambiguous_nights_skipped" in quirks and len(rows) != 1:
+            continue
+        row = rows[0] if rows else None
         if row is not None and nights < row["minimum nights"]:
             out.append(
                 f"{place[0]} needs at least {int(row['minimum nights'])} nights; "
@@ -340,7 +353,12 @@ def minimum_nights(params: Any, plan: Plan, query: Any, db: Database) -> list[st
 
 # ------------------------------------------------------------------ hard
 def plan_cost(
-    plan: Plan, query: Any, db: Database, car_seats: int = 5, taxi_seats: int = 4
+    plan: Plan,
+    query: Any,
+    db: Database,
+    car_seats: int = 5,
+    taxi_seats: int = 4,
+    quirks: frozenset[str] = frozenset(),
 ) -> float:
     """The released `get_total_cost`: flights and meals per person, one car per `car_seats`
     and one taxi per `taxi_seats` people, one room per `maximum occupancy` people and night.
@@ -357,9 +375,9 @@ def plan_cost(
             seats = car_seats if leg.mode == "self-driving" else taxi_seats
             total += (cost or 0) * math.ceil(people / max(1, seats))
         for _, place in day.meals:
-            row = db.meal(*place) if place is not None else None
+            row = release.row(db, "restaurants", place, quirks)
             total += row["Average Cost"] * people if row is not None else 0
-        row = db.stay(*day.accommodation) if day.accommodation is not None else None
+        row = release.row(db, "accommodations", day.accommodation, quirks)
         if row is not None:
             total += row["price"] * math.ceil(people / max(1, row["maximum occupancy"]))
     return total
@@ -378,6 +396,7 @@ def budget(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | Non
         db,
         max(1, _int(_p(params, "car_seats", 5), 5)),
         max(1, _int(_p(params, "taxi_seats", 4), 4)),
+        _quirks(params),
     )
     return [f"the plan costs ${cost:g}, over the budget of ${limit:g}"] if cost > limit else []
 
@@ -390,10 +409,13 @@ def room_rule(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | 
         return None
     if not plan.delivered:
         return [NOT_DELIVERED]
+    quirks = _quirks(params)
+    if rule == "parties" and "parties_unchecked" in quirks:
+        return []
     forbidden = f"No {rule}"
     return [
         f"{row['NAME']} says {forbidden}"
-        for row in _dedupe(_stays(db, _days(plan, query)))
+        for row in _dedupe(_stays(db, _days(plan, query), quirks))
         if forbidden in row["house_rules"]
     ]
 
@@ -411,10 +433,15 @@ def cuisine(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | No
     if not plan.delivered:
         return [NOT_DELIVERED]
     org = _str(_q(query, "org"))
+    quirks = _quirks(params)
     served: set[str] = set()
     for day in _days(plan, query):
         for _, place in day.meals:
-            row = db.meal(*place) if place is not None and place[1] != org else None
+            if place is not None and place[1] == org and "cuisine_day_skip" in quirks:
+                break  # the release's `continue` leaves the day's remaining meals unread
+            row = (
+                release.row(db, "restaurants", place, quirks) if place and place[1] != org else None
+            )
             if row is not None:
                 served.update(c.strip() for c in row["Cuisines"].split(","))
     missing = [str(c) for c in wanted if str(c) not in served]
@@ -440,7 +467,7 @@ def room_type(params: Any, plan: Plan, query: Any, db: Database) -> list[str] | 
     allowed = ROOM_TYPE_ALLOWS.get(wanted, ())
     return [
         f"{row['NAME']} is of room type {row['room type']}, not {wanted}"
-        for row in _dedupe(_stays(db, _days(plan, query)))
+        for row in _dedupe(_stays(db, _days(plan, query), _quirks(params)))
         if row["room type"] not in allowed
     ]
 
@@ -488,3 +515,6 @@ KINDS: dict[str, tuple[Check, dict[str, str], str]] = {
     "room_type": (room_type, {"field": "str"}, "every stay is of the requested room type"),
     "transport_ban": (transport_ban, {"field": "str"}, "no leg uses a banned mode"),
 }
+
+#: Every kind also takes `quirks`: the release quirks it reproduces (`release.QUIRKS`).
+KINDS = {name: (f, {**ps, "quirks": "str"}, doc) for name, (f, ps, doc) in KINDS.items()}
