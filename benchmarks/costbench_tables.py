@@ -30,8 +30,9 @@ QUERIES = ROOT.parent / "shared" / "reference" / "costbench" / "test_queries.jso
 PAPER = {5: (0.269, 2.202, 0.7474, 0.1076), 8: (0.524, 3.194, 0.8482, 0.0341)}
 
 
-def released_ids() -> list[str] | None:
-    """Return the task id of each of the paper's 381 test queries (None if the file is absent).
+def released_ids() -> list[tuple[str, ...]] | None:
+    """Return (subtask, preferences...) of each of the paper's 381 test queries (None if the
+    file is absent); a compiled task is found by the preferences it states.
 
     The 381 queries hold 288 distinct (subtask, preferences) pairs: some differ only in their
     travel dates. A compiled task stands for every query with its preferences, so it is counted
@@ -42,11 +43,19 @@ def released_ids() -> list[str] | None:
     out = []
     for q in json.loads(QUERIES.read_text(encoding="utf-8")):
         p = q["preferences"]
-        out.append(f"{q['task']}-{p['category']}-{p['tier']}-{p['style']}-{p['feature_package']}")
+        out.append((q["task"], p["category"], p["tier"], p["style"], p["feature_package"]))
     return out
 
 
-def rows(length: int, seed: int, released: list[str] | None) -> list[tuple[str, dict]]:
+def preference_key(task: dict) -> tuple[str, ...]:
+    """(subtask, category, tier, style, feature_package) of a compiled task."""
+    subtask = task["info"]["subtask"]
+    stated = task.get("stated") or task["given"]
+    dims = ("category", "tier", "style", "feature_package")
+    return (subtask, *(stated[f"{subtask}_{d}"] for d in dims))
+
+
+def rows(length: int, seed: int, released: list[tuple[str, ...]] | None) -> list[tuple[str, dict]]:
     from scn.api import compile_target
     from scn.emit.bundle import write_bundle
     from scn.plugins.costbench import metrics as costbench
@@ -65,10 +74,11 @@ def rows(length: int, seed: int, released: list[str] | None) -> list[tuple[str, 
             records = [episode(loaded, t, agents[agent].factory(0), agent) for t in loaded.tasks]
             out.append((f"{agent}, all {len(records)}", costbench.score(records)))
             if released is not None:
-                by_task = {r["task"]: r for r in records}
-                subset = [by_task[t] for t in released if t in by_task]
+                by_key = {preference_key(loaded.tasks[r["task"]]): r for r in records}
+                subset = [by_key[k] for k in released if k in by_key]
                 out.append((f"{agent}, released {len(subset)}", costbench.score(subset)))
-        missing = len(set(released) - set(loaded.tasks)) if released is not None else 0
+        keys = {preference_key(t) for t in loaded.tasks.values()}
+        missing = len(set(released) - keys) if released is not None else 0
         if missing:
             print(f"warning: {missing} released queries are not in the compiled test split")
     return out

@@ -312,7 +312,7 @@ class OracleResponder:
         if not request.get("tools") and len(messages) == 1:  # a tool-selection request
             wanted = [s["tool"] for s in task.get("subtasks") or []] or list(task["truth"]["path"])
             return answer("\n".join(dict.fromkeys(wanted)), usage=_usage(None, 400, 30))
-        held = dict(task["given"])
+        held = {**task.get("stated", {}), **task["given"]}  # stated: as the request tells them
         returned: set[str] = set()
         for message in messages:
             if message.get("role") != "tool":

@@ -34,7 +34,8 @@ def test_generated_bundle_replays_from_disk(entry: dict[str, object]) -> None:
     tasks = bundle.jsonl("tasks.jsonl")
     assert tasks, "a generated bundle without tasks proves nothing"
     for task in tasks:
-        held, problem = replay(task["truth"]["path"], task["given"], tools, stubs, backend)
+        start = {**task["given"], **(task.get("stated") or {})}  # stated: sent as arguments
+        held, problem = replay(task["truth"]["path"], start, tools, stubs, backend)
         assert problem is None, f"{task['id']}: {problem}"
         for goal, value in task["truth"]["answer"].items():
             assert held[goal] == value

@@ -416,6 +416,7 @@ def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) 
     loaded = LoadedBundle.load(ROOT / name)
     task = next(iter(loaded.tasks.values()))
     tool = task["truth"]["path"][0]
+    known = {**task["given"], **task.get("stated", {})}  # stated: read from the request
     servers = Serving(loaded, task=task["id"]).servers()
     scenario = loaded.manifest["scenario"]["name"]
     assert set(servers) == {"", scenario, "scn"}
@@ -424,11 +425,9 @@ def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) 
         async with Client(servers[scenario]) as client:
             listed = [t.name for t in (await client.list_tools()).tools]
             assert listed == list(loaded.tools)
-            result = await client.call_tool(tool, args_for(loaded, tool, task["given"]))
+            result = await client.call_tool(tool, args_for(loaded, tool, known))
             assert not result.is_error, result.content[0].text
-            expected = loaded.stubs.TOOLS[tool](
-                loaded.backend, args_for(loaded, tool, task["given"])
-            )
+            expected = loaded.stubs.TOOLS[tool](loaded.backend, args_for(loaded, tool, known))
             assert result.structured_content == {
                 "output": expected["output"],
                 "value": expected["value"],

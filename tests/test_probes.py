@@ -147,6 +147,12 @@ def test_cheapest_probe_calls_the_cheapest_callable_tool():
         if {p["datatype"] for p in bundle.tools[t]["params"]} <= held
         and not set(bundle.tools[t]["outputs"]) <= held
     ]
+    if not callable_now:
+        # CostBench after issue 13: the preferences are told in prose, never held or spelled,
+        # so nothing is callable without reading the request; the probe answers at once
+        assert task.get("stated") and record["steps"][0]["action"]["type"] == "answer"
+        assert not record["outcome"]["success"]
+        return
     cheapest = min(callable_now, key=lambda t: bundle.cost(task, t))
     assert record["steps"][0]["action"]["tool"] == cheapest
 

@@ -110,7 +110,7 @@ def complete_paths(task: Task, tools: dict[str, Tool]) -> list[ToolPath]:
             else:
                 extend((*path, name), held | {out}, out)
 
-    extend((), frozenset(task["given"]), None)
+    extend((), frozenset(task["given"]) | frozenset(task.get("stated") or {}), None)
     return found
 
 
@@ -179,7 +179,7 @@ def read_vocab(path: Path) -> dict[tuple[str, str], set[str]]:
 
 def preference_key(task: Task) -> tuple[str, ...]:
     subtask = task["info"]["subtask"]
-    return (subtask, *(task["given"][f"{subtask}_{d}"] for d in DIMENSIONS))
+    return (subtask, *(task["stated"][f"{subtask}_{d}"] for d in DIMENSIONS))
 
 
 # --------------------------------------------------------------------------- 1. counts
@@ -283,7 +283,7 @@ def test_split_values_match_reference_vocabulary(split: str) -> None:
     for task in tasks_of(compiled(length=3, split=split, sample=0)):
         subtask = task["info"]["subtask"]
         for dim in DIMENSIONS:
-            value = task["given"][f"{subtask}_{dim}"]
+            value = task["stated"][f"{subtask}_{dim}"]
             assert value not in other[(subtask, dim)], (task["id"], dim)
             seen[(subtask, dim)].add(value)
     assert seen == own
@@ -347,8 +347,10 @@ def test_truth_path_replays_in_env(tmp_path: Path) -> None:
         env = Env(loaded, task["id"])
         obs = env.reset()
         spent = 0.0
+        assert not set(task["stated"]) & set(obs["held"]), task["id"]  # told, never held
         for name in task["truth"]["path"]:
-            args = {p["name"]: obs["held"][p["datatype"]] for p in loaded.tools[name]["params"]}
+            known = {**task["stated"], **obs["held"]}  # the preferences, read from the request
+            args = {p["name"]: known[p["datatype"]] for p in loaded.tools[name]["params"]}
             obs, _, _, info = env.step({"type": "call", "tool": name, "args": args})
             (result,) = obs["results"]
             assert result["ok"] and info["error"] is None, (task["id"], name, result)

@@ -95,7 +95,7 @@ class OracleAgent:
                 self.bundle.tools,
                 observation["tools"],
                 observation["costs"],
-                set(held),
+                set(held) | set(self.task.get("stated") or {}),
                 observation["goals"],
             )
             self.plan = (
@@ -106,7 +106,8 @@ class OracleAgent:
         if not self.plan:
             return self.final_answer(observation)
         layer = self.plan.pop(0)
-        calls = [{"tool": t, "args": call_args(self.bundle, t, held)} for t in layer]
+        known = {**(self.task.get("stated") or {}), **held}  # the oracle knows what is stated
+        calls = [{"tool": t, "args": call_args(self.bundle, t, known)} for t in layer]
         if len(calls) == 1:
             return {"type": "call", **calls[0]}
         return {"type": "parallel", "calls": calls}
@@ -132,7 +133,10 @@ class SequentialAgent(OracleAgent):
 
 
 class RandomAgent:
-    """Calls a random applicable tool (seeded per task) and answers once the goals are held."""
+    """Calls a random applicable tool (seeded per task) and answers once the goals are held.
+
+    A value the request states (`scn.runtime.stated`) is not held: the agent passes a random
+    member of its enum, as an agent that guesses the request's wishes would."""
 
     name = "random"
 
@@ -143,6 +147,9 @@ class RandomAgent:
         self.bundle = bundle
         self.task = task
         self.rng = random.Random(f"{self.seed}:{task['id']}")
+        from scn.runtime.stated import stated_types
+
+        self.stated = stated_types(bundle.scenario)
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         held = observation["held"]
@@ -151,13 +158,19 @@ class RandomAgent:
         options = []
         for name in observation["tools"]:
             spec = self.bundle.tools[name]
-            inputs = {p["datatype"] for p in spec["params"]}
+            inputs = {p["datatype"] for p in spec["params"]} - (set(self.stated) - set(held))
             if inputs <= set(held) and not set(spec["outputs"]) <= set(held):
                 options.append(name)
         if not options:
             return _answer(self.task, held)
         choice = options[self.rng.randrange(len(options))]
-        return {"type": "call", "tool": choice, "args": call_args(self.bundle, choice, held)}
+        args = {}
+        for p in self.bundle.tools[choice]["params"]:
+            members = self.stated.get(p["datatype"]) if p["datatype"] not in held else None
+            args[p["name"]] = (
+                members[self.rng.randrange(len(members))] if members else held[p["datatype"]]
+            )
+        return {"type": "call", "tool": choice, "args": args}
 
 
 #: The built-in agents: name -> (factory taking a seed, doc).

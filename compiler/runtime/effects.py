@@ -67,6 +67,29 @@ class EffectContext:
         """The swaps in force: tool -> the sibling answering for it."""
         return {tool: sibling for tool, (sibling, _) in self._env.swaps.items()}
 
+    @property
+    def planned(self) -> int:
+        """How many events the episode plans (`--blocks`)."""
+        return int(self._env.blocks)
+
+    @property
+    def index(self) -> int:
+        """This event's number in the episode, from 0."""
+        return len(self._env.events)
+
+    def episode_rng(self) -> random.Random:
+        """A generator seeded by the task's base seed alone (the same at every event): for an
+        effect that plans all of an episode's events at once."""
+        from scn.runtime import blockers as bl
+
+        env = self._env
+        return bl.event_rng(bl.base_seed(int(env.bundle.manifest.get("seed", 0)), env.task_id))
+
+    @property
+    def protocol(self) -> Any:
+        """The episode's protocol object (its per-episode state, for effects of its plugin)."""
+        return self._env.protocol
+
     def layers(self) -> list[list[dict[str, Any]]]:
         """What is left of a task made of subtasks, in parallel layers ([] otherwise)."""
         return self._env.protocol.layers(self._env) or []
@@ -102,6 +125,11 @@ class EffectContext:
         env.restore_given()
         env.visible = env.bundle.visible_tools(env.task)
         env.costs = {t: env.bundle.cost(env.task, t) for t in env.visible}
+
+    def restart(self) -> None:
+        """Start the same task over from what it gives (held values only; tools, bans and
+        costs stay as they are): a changed request is planned again from the beginning."""
+        self._env.restore_given()
 
     def slow(self, tool: str, factor: float) -> None:
         """Make a tool answer `factor` times slower from now on."""

@@ -9,8 +9,10 @@ Actions, `Discrete(len(tools) + 1)`:
 
 - `i < len(tools)`: call tool `i` (the bundle's tools in `tools/internal.json` order, listed in
   `env.tools`) with every argument taken from the held state (the value held for the parameter's
-  datatype). A tool whose inputs are not held, or that the task does not show, is an invalid call:
-  the `Env` answers it with an error in `info["results"]`, counts it, and it costs nothing;
+  datatype; a value the request states, `scn.runtime.stated`, is filled in as stated: the action
+  space plans, it does not read). A tool whose inputs are not held, or that the task does not
+  show, is an invalid call: the `Env` answers it with an error in `info["results"]`, counts it,
+  and it costs nothing;
 - `len(tools)` (`env.answer_action`): answer with the held values of the task's goals, which
   ends the episode.
 
@@ -83,6 +85,7 @@ from scn.runtime import blockers as bl
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.gym_layout import Layout, layout_of, refuse
+from scn.runtime.stated import told
 
 #: The id under which `ScnGymEnv` is registered with Gymnasium.
 ENV_ID = "scn/Bundle-v0"
@@ -111,7 +114,7 @@ class _StepEnv(Env):
 
 def call_action(env: Env, layout: Layout, index: int) -> dict[str, Any]:
     """The `Env` action of wrapper action `index` (a tool call with held values, or the answer)."""
-    held = env.held
+    held = {**told(env), **env.held} if env.task.get("stated") else env.held
     if index == len(layout.tools):
         return {"type": "answer", "answer": " ".join(held.get(g, "") for g in env.task["goals"])}
     args = {pname: held.get(datatype, "") for pname, datatype in layout.params[index]}
@@ -302,7 +305,7 @@ class ScnGymEnv(gymnasium.Env):
         obs[:d] = 0.0
         index = layout.index
         held = []
-        for name in env.held:
+        for name in {**told(env), **env.held} if env.task.get("stated") else env.held:
             i = index.get(name)
             if i is not None:
                 held.append(i)

@@ -47,7 +47,10 @@ def _given_values(task: dict[str, Any]) -> dict[str, list[str]]:
     values = task.get("values")
     if isinstance(values, dict) and values:
         return {d: [str(x) for x in (v if isinstance(v, list) else [v])] for d, v in values.items()}
-    return {d: [str(v)] for d, v in task["given"].items()}
+    # What the request states (CostBench's preferences, `scn.runtime.stated`) identifies the
+    # task as much as what it hands over.
+    told = {**(task.get("stated") or {}), **task["given"]}
+    return {d: [str(v)] for d, v in told.items()}
 
 
 class Layout:
@@ -64,7 +67,7 @@ class Layout:
         dearest = max((float(t.get("cost") or 0.0) for t in bundle.tools.values()), default=0.0)
         for task in bundle.tasks.values():
             dearest = max(dearest, max(map(float, task["costs"].values()), default=0.0))
-            names |= set(task["given"]) | set(task["goals"])
+            names |= set(task["given"]) | set(task.get("stated") or {}) | set(task["goals"])
             for datatype, values in _given_values(task).items():
                 names.add(datatype)
                 vocab.setdefault(datatype, set()).update(values)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from scn.diagnostics import ScnDataError
 from scn.runtime.results import CallResult
+from scn.runtime.stated import stated_problem, stated_types
 
 if TYPE_CHECKING:
     from scn.runtime.env import Env
@@ -127,15 +128,25 @@ class Protocol:
         wrong = wrong_arguments(name, spec, args)
         if wrong is not None:
             return CallResult(name, False, False, error=wrong)
+        told = False
         for param in spec["params"]:
             pname, datatype = param["name"], param["datatype"]
             if datatype not in env.held:
+                stated = stated_types(env.bundle.scenario)  # a value the request states
+                if datatype in stated:
+                    problem = stated_problem(stated, name, pname, datatype, args[pname])
+                    if problem is not None:
+                        return CallResult(name, False, False, error=problem)
+                    told = True
+                    continue
                 return CallResult(
                     name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
                 )
             why = self.unheld(env, name, pname, datatype, str(args[pname]))
             if why is not None:
                 return CallResult(name, False, False, error=why)
+        if told:  # runs on the values sent: a stated one is held by no one
+            return CallResult(name, True, True, args={k: str(v) for k, v in args.items()})
         return self.admitted(name, args)
 
     def unheld(self, env: Env, name: str, pname: str, datatype: str, value: str) -> str | None:

@@ -113,6 +113,10 @@ def _subtask(s: Subtask, fan_out: bool) -> dict[str, Any]:
     return out
 
 
+#: The datatype role (`datatype X: E role "stated"`) of values the user states in the request
+#: rather than hands over: the agent must read them from the text and pass them as arguments.
+STATED_ROLE = "stated"
+
 #: Keys every task's `truth` has in bundle format 1, whatever its kind, with their empty values
 #: (readers of the format find them on every line). A kind's record fills those it knows and may
 #: add keys of its own.
@@ -128,16 +132,28 @@ TRUTH_FIELDS: dict[str, Any] = {
 }
 
 
-def task_record(task: TaskDef, truth: GroundTruth, graph: str | None = None) -> dict[str, Any]:
+def task_record(
+    task: TaskDef,
+    truth: GroundTruth,
+    graph: str | None = None,
+    stated: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     """Return one line of `tasks.jsonl`: the task and its ground truth (`graph` names its
     ground-truth graph in `graphs.jsonl`). A task with its own constraints also records them
-    (`constraints`) and its proved reference trajectory (`truth.reference`)."""
+    (`constraints`) and its proved reference trajectory (`truth.reference`).
+
+    Values of `stated` datatypes (declared `role "stated"`: the user says them in the request,
+    the agent passes them as arguments) are kept out of `given`, which the agent is handed,
+    and recorded under `stated` for the oracle and the checks."""
+    given = {d: v for d, v in task.given if d not in stated}
+    told = {d: v for d, v in task.given if d in stated}
     record = {
         "id": task.id,
         "generator": task.generator,
         "split": task.split,
         "query": task.query,
-        "given": dict(task.given),
+        "given": given,
+        **({"stated": told} if told else {}),
         "goals": list(task.goals),
         "record": task.record,
         "tools": list(task.tools),
@@ -297,10 +313,11 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     files.update(dialect_files(specs, ctx.registry))
     tasks = {t.id: t for t in scenario.tasks}
     shapes = _GraphShapes()
+    stated = frozenset(d.name for d in scenario.datatypes if d.role == STATED_ROLE)
     try:
         files["tasks.jsonl"] = dumps_lines(
             [
-                task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr))
+                task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr), stated)
                 for tr in solved.truths
             ]
         )

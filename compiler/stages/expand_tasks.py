@@ -88,6 +88,7 @@ class TaskBuilder:
         self._task_index = 0
         self._task_ids: set[str] = set()
         self._cost_cache: dict[str, float] = {}
+        self._renumbered: dict[tuple[str, int], list[int]] = {}
 
     # ------------------------------------------------------------ values
     def value(self, dt: DatatypeDef, n: int, record: int) -> str:
@@ -117,8 +118,22 @@ class TaskBuilder:
         self.shared_backend = True
         count = 1
         pools: dict[str, int] = {}
+        scramble = False
         for a in node.attrs:
-            if a.key == "records":
+            if a.key == "load":
+                path = str(evaluate(a.values[0], env))
+                if path:  # "" (an unset param): generate the records instead
+                    self.records.extend(
+                        loaded_records(path, self.datatypes, a.values[0].span, self.value)
+                    )
+                    return
+        for a in node.attrs:
+            if a.key == "scramble":
+                value = evaluate(a.values[0], env)
+                if not isinstance(value, bool):
+                    raise fail(f"scramble must be true or false, got {kind_of(value)}", a.span)
+                scramble = value
+            elif a.key == "records":
                 count = as_int(evaluate(a.values[0], env), a.values[0].span)
                 if count < 1:
                     raise fail("a backend needs at least one record", a.values[0].span)
@@ -146,10 +161,28 @@ class TaskBuilder:
                         )
                         picks[dt.entity] = rng.randrange(pools[dt.entity]) + 1
                     n = picks[dt.entity]
+                    if scramble:
+                        n = self.renumber(name, pools[dt.entity])[n - 1]
                 else:
-                    n = i
+                    n = self.renumber(name, count)[i - 1] if scramble else i
                 values.append((name, self.value(dt, n, i)))
             self.records.append(RecordDef(f"record_{i:05d}", tuple(values)))
+
+    def renumber(self, datatype: str, size: int) -> list[int]:
+        """A seeded permutation of 1..size for one datatype (`backend ... scramble true`): the
+        records' values of different datatypes are numbered independently, so one value of a
+        record never tells another (`dla_15021` does not give away `acct_tok_4021`)."""
+        key = (datatype, size)
+        found = self._renumbered.get(key)
+        if found is None:
+            rng = seeded_rng(
+                ("global", "record", "entity"),
+                {"global": self.ctx.seed, "record": "renumber", "entity": datatype},
+            )
+            found = list(range(1, size + 1))
+            rng.shuffle(found)
+            self._renumbered[key] = found
+        return found
 
     # ------------------------------------------------------------ tasks
     def bindings(self, clauses: list[m.Generator], env: Env) -> Iterator[Env]:
@@ -584,6 +617,58 @@ class TaskBuilder:
                 values[name] = self.value(self.datatypes[name], n, n)
         self.records.append(RecordDef(task_id, tuple(sorted(values.items()))))
         return task_id, {d: values[d] for d in given}
+
+
+def loaded_records(
+    path: str, datatypes: Mapping[str, DatatypeDef], span: Any, make: Any
+) -> list[RecordDef]:
+    """The records of a backend read from a JSON file (`backend b { load PATH }`): an object of
+    record id -> {datatype: value} (or that under one top-level key, as a release's table), or
+    a list of such objects (ids `record_00001`...). Values are written as text (numbers as JSON
+    writes them); a datatype a record lacks gets a generated value (`make(dt, n, n)`), but a
+    record must give at least one declared datatype."""
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
+    except OSError as e:
+        raise fail(f"cannot read the backend file {path!r}: {e.strerror or e}", span) from None
+    except json.JSONDecodeError as e:
+        raise fail(f"{path}: not JSON (line {e.lineno}: {e.msg})", span) from None
+    if isinstance(data, dict) and len(data) == 1:
+        (inner,) = data.values()
+        if isinstance(inner, dict) and all(isinstance(v, dict) for v in inner.values()):
+            data = inner
+    if isinstance(data, list):
+        data = {f"record_{i:05d}": r for i, r in enumerate(data, 1)}
+    if (
+        not isinstance(data, dict)
+        or not data
+        or not all(isinstance(v, dict) for v in data.values())
+    ):
+        raise fail(f"{path}: expected an object of record id -> {{datatype: value}}", span)
+    out = []
+    for n, (rid, rec) in enumerate(data.items(), 1):
+        if not set(datatypes) & set(rec):
+            raise fail(f"{path}: record {rid} gives none of the scenario's datatypes", span)
+        values = tuple(
+            sorted((d, _text(rec[d]) if d in rec else make(datatypes[d], n, n)) for d in datatypes)
+        )
+        out.append(RecordDef(str(rid), values))
+    return out
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json_text(value)
+
+
+def json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _bind_generator(name: str, fn: Any, plugin: str, gctx: Any) -> Any:

@@ -102,7 +102,7 @@ ARITY: dict[str, dict[str, Arity]] = {
         "structures": LIST,
         "describe": ONE,
     },
-    "backend": {"records": ONE, "pool": PAIR},
+    "backend": {"records": ONE, "pool": PAIR, "scramble": ONE, "load": ONE},
     "harness": {
         "metrics": LIST,
         "protocol": ONE,

@@ -94,7 +94,7 @@ def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "pi_10003",
+        "pi_10024",
         True,
         "payment_intent_id",
     )
@@ -151,7 +151,7 @@ def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "pi_10028",
+        "pi_10017",
         True,
         "payment_intent_id",
     )
@@ -177,7 +177,7 @@ def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8011",
+        "orditm_8025",
         True,
         "payment_intent_id",
     )
@@ -217,7 +217,7 @@ def tool_Get_Email_Address_From_Account_Id_Cache(
     Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "user7@shop.example",
+        "user6@shop.example",
         True,
         "email",
     )
@@ -271,7 +271,7 @@ def tool_Get_Email_Address_From_Account_Id_Preview(
     May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8010",
+        "orditm_8016",
         True,
         "email",
     )
@@ -297,7 +297,7 @@ def tool_Get_Email_Address_From_Account_Id_Signal(
     Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8003",
+        "orditm_8023",
         True,
         "email",
     )
@@ -341,7 +341,7 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "ord_7002",
+        "ord_7012",
         True,
         "order_id",
     )
@@ -397,7 +397,7 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8016",
+        "orditm_8006",
         True,
         "order_id",
     )
@@ -423,7 +423,7 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "ord_7028",
+        "ord_7013",
         True,
         "order_id",
     )
@@ -467,7 +467,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "ref_18013",
+        "ref_18021",
         True,
         "refund_id",
     )
@@ -524,7 +524,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "ref_18019",
+        "ref_18014",
         True,
         "refund_id",
     )
@@ -550,7 +550,7 @@ def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "ref_18010",
+        "ref_18027",
         True,
         "refund_id",
     )
@@ -590,7 +590,7 @@ def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6(
     the same retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "acct_tok_4014",
+        "acct_tok_4008",
         True,
         "account_number",
     )
@@ -633,7 +633,7 @@ def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d(
     the same retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "acct_tok_4030",
+        "acct_tok_4028",
         True,
         "account_number",
     )
@@ -778,7 +778,7 @@ def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "2026-01-01T18:00:00Z",
+        "2026-01-02T02:00:00Z",
         True,
         "created_time",
     )
@@ -804,7 +804,7 @@ def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8026",
+        "orditm_8028",
         True,
         "created_time",
     )
@@ -848,7 +848,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "pm_5012",
+        "pm_5002",
         True,
         "payment_method_id",
     )
@@ -905,7 +905,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "pm_5004",
+        "pm_5018",
         True,
         "payment_method_id",
     )
@@ -931,7 +931,7 @@ def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "pm_5016",
+        "pm_5024",
         True,
         "payment_method_id",
     )
@@ -1034,7 +1034,7 @@ def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c(
     final.
     """
     return _fixed(
-        "orditm_8014",
+        "orditm_8010",
         True,
         "order_id",
     )
@@ -1048,7 +1048,7 @@ def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a(
     of the same retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "ord_7007",
+        "ord_7014",
         True,
         "order_id",
     )
@@ -1104,7 +1104,7 @@ def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "status_26",
+        "status_19",
         True,
         "order_status",
     )
@@ -1161,7 +1161,7 @@ def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "status_8",
+        "status_29",
         True,
         "order_status",
     )
@@ -1187,7 +1187,7 @@ def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8029",
+        "orditm_8005",
         True,
         "order_status",
     )
@@ -1231,7 +1231,7 @@ def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "AUTH-0027",
+        "AUTH-0014",
         True,
         "auth_code",
     )
@@ -1288,7 +1288,7 @@ def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8004",
+        "orditm_8013",
         True,
         "auth_code",
     )
@@ -1314,7 +1314,7 @@ def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8024",
+        "orditm_8011",
         True,
         "auth_code",
     )
@@ -1358,7 +1358,7 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache(
     retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "auth_11017",
+        "auth_11022",
         True,
         "auth_id",
     )
@@ -1415,7 +1415,7 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview(
     retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "auth_11013",
+        "auth_11026",
         True,
         "auth_id",
     )
@@ -1441,7 +1441,7 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal(
     retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "auth_11015",
+        "auth_11019",
         True,
         "auth_id",
     )
@@ -1485,7 +1485,7 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "33.99",
+        "25.99",
         True,
         "refund_amount",
     )
@@ -1541,7 +1541,7 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8030",
+        "orditm_8017",
         True,
         "refund_amount",
     )
@@ -1567,7 +1567,7 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8020",
+        "orditm_8014",
         True,
         "refund_amount",
     )
@@ -1611,7 +1611,7 @@ def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "rrq_16028",
+        "rrq_16024",
         True,
         "return_request_id",
     )
@@ -1667,7 +1667,7 @@ def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8006",
+        "orditm_8001",
         True,
         "return_request_id",
     )
@@ -1693,7 +1693,7 @@ def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "rrq_16024",
+        "rrq_16006",
         True,
         "return_request_id",
     )
@@ -1737,7 +1737,7 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "raud_17010",
+        "raud_17021",
         True,
         "return_audit_id",
     )
@@ -1793,7 +1793,7 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8028",
+        "orditm_8012",
         True,
         "return_audit_id",
     )
@@ -1819,7 +1819,7 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8006",
+        "orditm_8001",
         True,
         "return_audit_id",
     )
@@ -1863,7 +1863,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Cache(
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "pm_9002",
+        "pm_9004",
         True,
         "default_payment_method_id",
     )
@@ -1919,7 +1919,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Preview(
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8010",
+        "orditm_8016",
         True,
         "default_payment_method_id",
     )
@@ -1947,7 +1947,7 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Signal(
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8022",
+        "orditm_8004",
         True,
         "default_payment_method_id",
     )
@@ -1987,7 +1987,7 @@ def tool_Get_Shopper_Id_From_Account_Email_Cache(
     Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "usr_1008",
+        "usr_1007",
         True,
         "user_id",
     )
@@ -2041,7 +2041,7 @@ def tool_Get_Shopper_Id_From_Account_Email_Preview(
     May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8016",
+        "orditm_8006",
         True,
         "user_id",
     )
@@ -2067,7 +2067,7 @@ def tool_Get_Shopper_Id_From_Account_Email_Signal(
     Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8016",
+        "orditm_8006",
         True,
         "user_id",
     )

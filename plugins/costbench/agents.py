@@ -20,6 +20,8 @@ class GreedyAgent:
         self.bundle = bundle
         self.task = task
         self.previous: set[str] = set()
+        #: The preferences the request states (the paper's greedy simulation knows them).
+        self.wanted: dict[str, str] = dict(task.get("stated") or {})
 
     def candidates(self, held: dict[str, str], tools: list[str]) -> list[str]:
         out = []
@@ -36,12 +38,15 @@ class GreedyAgent:
         return out
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
-        held = observation["held"]
+        from scn.plugins.costbench.intent import wanted_after
+
+        self.wanted = wanted_after(self.task, self.wanted, observation)
+        held = {**self.wanted, **observation["held"]}
         goals = observation.get("goals", self.task["goals"])
         if observation.get("events"):
             self.previous = set()  # first-step relaxation after a blocking event (eq. 10)
         if all(g in held for g in goals):
-            return answer_goals(goals, held)
+            return answer_goals(goals, observation["held"])
         options = self.candidates(held, observation["tools"])
         if not options:
             return answer_goals(goals, held)

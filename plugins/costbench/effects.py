@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import random
 from typing import Any
 
 from scn.runtime.effects import EffectContext
@@ -48,17 +50,121 @@ def reprice_apply(ctx: EffectContext, results: list[CallResult]) -> None:
 
 
 def hide_composites_apply(ctx: EffectContext, results: list[CallResult]) -> None:
-    """Hide the composite tools of one drawn length."""
+    """Hide composite tools by length (appendix B.6.2, "remove tools").
+
+    `hide_composites(intervals, W)`: from the task's base seed, draw one length interval per
+    planned event, non-overlapping, inside [2, L_max] (the longest composite), each at least
+    W * L_max wide (the paper's W is 1/2); at event i the composites whose length is the left
+    end of interval i are hidden. When the events cannot all get such an interval the width
+    shrinks, then intervals repeat (`draw_intervals`). `hide_composites(drawn)` (any other first
+    argument) draws one length per event, as before.
+    """
     tools = ctx.bundle.tools
     visible = ctx.visible
     lengths = sorted({len(tools[t]["components"]) for t in visible if tools[t]["components"]})
-    if lengths:
+    if not lengths:
+        return
+    args = ctx.args
+    if args and args[0] == "intervals":
+        fraction = float(args[1]) if len(args) > 1 else 0.5
+        low, high = 2, lengths[-1]
+        plan = draw_intervals(
+            ctx.episode_rng(),
+            low,
+            high,
+            max(1, ctx.planned),
+            math.ceil(fraction * high),
+        )
+        interval = plan[ctx.index % len(plan)]
+        length = interval[0]
+        ctx.note(interval=list(interval))
+    else:
         length = lengths[ctx.rng.randrange(len(lengths))]
-        ctx.hide(t for t in visible if len(tools[t]["components"]) == length)
-        ctx.note(hidden_length=length)
+    ctx.hide(t for t in visible if len(tools[t]["components"]) == length)
+    ctx.note(hidden_length=length)
+
+
+def draw_intervals(
+    rng: random.Random, low: int, high: int, count: int, min_width: int
+) -> list[tuple[int, int]]:
+    """`count` non-overlapping integer intervals [l, r] inside [low, high] with r - l >=
+    `min_width` where they fit, in a drawn order.
+
+    The width is lowered until `count` intervals fit; if even single lengths are too few, the
+    intervals of every length are reused in turn. The slack (the lengths left over) is spread
+    over the gaps and the widths by a seeded stars-and-bars draw, so every layout is possible.
+    """
+    span = high - low + 1
+    width = max(0, min_width)
+    while width > 0 and count * (width + 1) > span:
+        width -= 1
+    if count * (width + 1) > span:
+        single = [(n, n) for n in range(low, high + 1)]
+        rng.shuffle(single)
+        return [single[i % len(single)] for i in range(count)]
+    slack = span - count * (width + 1)
+    parts = 2 * count + 1  # a gap before each interval, one extra width per interval, a tail
+    bars = sorted(rng.sample(range(slack + parts - 1), parts - 1))
+    edges = [-1, *bars, slack + parts - 1]
+    sizes = [edges[j + 1] - edges[j] - 1 for j in range(parts)]  # sums to `slack`
+    out, at = [], low
+    for i in range(count):
+        at += sizes[2 * i]
+        right = at + width + sizes[2 * i + 1]
+        out.append((at, right))
+        at = right + 1
+    rng.shuffle(out)
+    return out
 
 
 def change_preference_apply(ctx: EffectContext, results: list[CallResult]) -> None:
+    """The traveller switches to another task's preferences of the same subtask (drawn with the
+    event's seed) and says so in prose; the tools, their costs and the trip's time stay, and
+    planning restarts from what the task gives (appendix B.4: the ground truth is re-solved from
+    the initial state with the new preferences). Bundles whose tasks state no preferences
+    (compiled before `role "stated"`) play the other task instead, as they used to."""
+    task = ctx.task
+    if not task.get("stated"):
+        _replace_task(ctx)
+        return
+    protocol = ctx.protocol
+    current = dict(getattr(protocol, "wanted", None) or task["stated"])
+    options = sorted(
+        {
+            tuple(sorted(rec["stated"].items()))
+            for t, rec in ctx.bundle.tasks.items()
+            if rec.get("stated")
+            and set(rec["stated"]) == set(current)
+            and rec.get("info", {}).get("subtask") == task.get("info", {}).get("subtask")
+            and rec["goals"] == task["goals"]
+            and dict(rec["stated"]) != current
+        }
+    )
+    if not options:
+        return
+    wanted = dict(options[ctx.rng.randrange(len(options))])
+    if hasattr(protocol, "change"):
+        protocol.change(ctx.bundle, task, wanted)
+    ctx.restart()
+    from scn.plugins.costbench.request import describe_preferences
+
+    text = describe_preferences(_by_dimension(wanted), ctx.rng)
+    ctx.note(message=ctx.message(text) or f"New preferences: {text}", stated=wanted)
+
+
+def _by_dimension(wanted: dict[str, str]) -> dict[str, str]:
+    """`location_tier` -> `tier`: the dimension each stated datatype names."""
+    from scn.plugins.costbench.request import DIMENSIONS
+
+    out = {}
+    for datatype, value in wanted.items():
+        for dim in DIMENSIONS:
+            if datatype.endswith("_" + dim):
+                out[dim] = value
+    return out
+
+
+def _replace_task(ctx: EffectContext) -> None:
     """Play another task of the same group and goals, announcing its preferences."""
     task = ctx.task
     group = task.get("info", {}).get("subtask", task["generator"])
@@ -144,6 +250,50 @@ def redraw_costs(
     return {n: cost(n) for n in names}
 
 
+class _AsRule(EffectContext):
+    """An event's context seen as another blocker's (the one a `mixed` event drew)."""
+
+    def __init__(self, ctx: EffectContext, rule: dict[str, Any]) -> None:
+        super().__init__(ctx._env, ctx.rng)  # noqa: SLF001 - the same episode, another rule
+        self.event = ctx.event
+        self._rule = rule
+
+    @property
+    def rule(self) -> dict[str, Any]:
+        return self._rule
+
+
+def _drawn_rule(ctx: EffectContext) -> dict[str, Any] | None:
+    """The blocker a `mixed` event plays: one of those named, drawn with the event's seed (the
+    same draw before and after the step's calls)."""
+    names = ctx.args or []
+    rules = {b["name"]: b for b in ctx.bundle.scenario.get("blockers", [])}
+    chosen = [rules[n] for n in names if n in rules and rules[n].get("effect") in EFFECTS]
+    if not chosen:
+        return None
+    return chosen[ctx.rng.randrange(len(chosen))]
+
+
+def mixed_before(ctx: EffectContext, calls: list[CallResult]) -> dict[int, CallResult] | None:
+    rule = _drawn_rule(ctx)
+    if rule is None:
+        return None
+    before = EFFECTS[rule["effect"]][1]
+    return before(_AsRule(ctx, rule), calls) if before is not None else None
+
+
+def mixed_apply(ctx: EffectContext, results: list[CallResult]) -> None:
+    """Play the blocker drawn for this event, and record which it was."""
+    rule = _drawn_rule(ctx)
+    if rule is None:
+        return
+    apply = EFFECTS[rule["effect"]][2]
+    if apply is not None:
+        apply(_AsRule(ctx, rule), results)
+    ctx.note(mixed=ctx.rule.get("name"), kind=rule["name"], effect=rule["effect"])
+    ctx.note(signal=rule.get("signal", "explicit"))
+
+
 #: CostBench's effects: name -> (parameters, before, apply, doc).
 EFFECTS: dict[str, tuple[tuple[str, ...], Any, Any, str]] = {
     "ban": (
@@ -165,9 +315,16 @@ EFFECTS: dict[str, tuple[tuple[str, ...], Any, Any, str]] = {
         "replace the task's preferences with another task's of the same group",
     ),
     "hide_composites": (
-        ("length",),
+        ("mode", "min_width"),
         None,
         hide_composites_apply,
-        "hide composite tools of a drawn length; atomic tools stay",
+        "hide composites of one length per event: the left ends of non-overlapping drawn "
+        "intervals (`intervals`, minimum width) or a drawn length; atomic tools stay",
     ),
 }
+EFFECTS["mixed"] = (
+    ("blockers",),
+    mixed_before,
+    mixed_apply,
+    "each event plays one of the named blockers, drawn from the event's seed",
+)

@@ -57,6 +57,47 @@ def scn_register_truth_kinds(register: Any) -> None:
 
 
 @hookimpl
+def scn_register_protocols(register: Any) -> None:
+    from scn.plugins.costbench.intent import IntentProtocol
+
+    register(
+        "intent",
+        IntentProtocol,
+        doc="CostBench: preferences told in the request and passed as arguments; "
+        "other preferences lead to another plan's values, not an invalid call",
+    )
+
+
+@hookimpl
+def scn_register_success_rules(register: Any) -> None:
+    from scn.plugins.costbench.intent import intent_success
+
+    register(
+        "costbench_intent",
+        intent_success,
+        doc="the goal value the current preferences lead to is held and answered",
+    )
+
+
+@hookimpl
+def scn_register_generators(register: Any) -> None:
+    from scn.plugins.costbench.released import queries
+    from scn.plugins.costbench.request import request
+
+    register(
+        "costbench_queries",
+        queries,
+        doc="CostBench's released test queries of a subtask, read from the user's file "
+        "(`--set queries=PATH`), or the fallback records when no file is named",
+    )
+    register(
+        "costbench_request",
+        request,
+        doc="a CostBench request: the four preferences in seeded prose, never as enum members",
+    )
+
+
+@hookimpl
 def scn_register_probes(register: Any) -> None:
     from scn.runtime.probes import CheapestProbe
 

@@ -25,16 +25,18 @@ class RetrievingOracle:
         self.sets = sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
         self.blocked: set[str] = set()
         self.asked: str | None = None
+        #: What the request states (passed as arguments, never held; `scn.runtime.stated`).
+        self.stated = dict(task.get("stated") or {})
 
     def signature(self, tool: str) -> tuple[list[str], str]:
         spec = self.bundle.tools[tool]
         return sorted({p["datatype"] for p in spec["params"]}), spec["outputs"][0]
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
-        held = observation["held"]
         goals = observation["goals"]
-        if all(g in held for g in goals):
-            return answer_goals(goals, held)
+        if all(g in observation["held"] for g in goals):
+            return answer_goals(goals, observation["held"])
+        held = {**self.stated, **observation["held"]}
         for tools in self.sets:
             if self.blocked & set(tools):
                 continue

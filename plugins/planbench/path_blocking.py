@@ -65,10 +65,26 @@ def select(
     n_min: int = 1,
     max_size: int = 4,
     max_candidates: int = 20_000,
+    ratio: float | None = None,
+    keep: str | None = None,
 ) -> Plan:
-    """Choose the blocked tools of one task from its solution paths (tool sets)."""
+    """Choose the blocked tools of one task from its solution paths (tool sets).
+
+    `ratio` (0 to 1, the paper's block ratio): disable that share of the paths instead, so
+    n* = total - round(ratio * total) paths remain (at least `n_min`), the closest feasible
+    candidates winning whatever their distance. `keep` ("shortest" or "longest"): the only
+    surviving path must be the task's shortest (fewest tools; the first in sorted order on
+    ties) or longest one (section 5's path-restricted settings)."""
     sets = [frozenset(p) for p in paths]
     total = len(sets)
+    only: int | None = None
+    if keep in ("shortest", "longest") and sets:
+        order = sorted(range(total), key=lambda i: (len(sets[i]), sorted(sets[i])))
+        only = order[0] if keep == "shortest" else max(order, key=lambda i: len(sets[i]))
+        target, tolerance, n_min = 1, 0, 1
+    elif ratio is not None:
+        target = max(n_min, total - round(max(0.0, min(1.0, ratio)) * total))
+        tolerance = total
     tools = sorted(set().union(*sets)) if sets else []
     cover = {t: 0 for t in tools}
     for i, s in enumerate(sets):
@@ -93,6 +109,8 @@ def select(
         n = total - hit.bit_count()
         d = abs(n - goal)
         if n < n_min or d > tolerance:
+            continue
+        if only is not None and hit >> only & 1:  # the kept path must survive
             continue
         if best_d is None or d < best_d:
             best, best_d = [combo], d

@@ -67,6 +67,25 @@ def scn_register_truth_kinds(register: Any) -> None:
 
 
 @hookimpl
+def scn_register_generators(register: Any) -> None:
+    from scn.plugins.planbench.released import queries
+    from scn.plugins.planbench.request import request
+
+    register(
+        "planbench_xl_queries",
+        queries,
+        doc="PlanBench-XL's released queries with their cases, read from the user's files "
+        "(`--set queries=PATH --set database=PATH`)",
+    )
+    register(
+        "planbench_request",
+        request,
+        doc="a PlanBench-XL business request: the references and the wanted field described "
+        "in seeded paraphrase, never by datatype name",
+    )
+
+
+@hookimpl
 def scn_register_probes(register: Any) -> None:
     from scn.plugins.planbench.probes import BackwardChainProbe
 

@@ -33,6 +33,7 @@ from scn.plugins.planbench.metrics import normalize
 from scn.plugins.planbench.retriever import for_bundle, read_request
 from scn.runtime.protocols import Protocol
 from scn.runtime.results import CallResult
+from scn.runtime.stated import stated_problem, stated_types
 
 #: PlanBench-XL's step budget T_max (each model response is one step).
 MAX_STEPS = 100
@@ -54,6 +55,56 @@ PATH_PRESERVING = {
     "guarantee": "none",
     "messages": [],
 }
+
+
+#: What the agent is told when enforced exploration turns down a wrong answer (our words).
+CONTINUE_MESSAGE = (
+    "That is not the answer yet. Do not stop here: keep looking for tools that lead from what "
+    "you hold to the information asked for, and try another route if one failed."
+)
+
+#: Options a `swap_sibling` blocker takes as `"key=value"` arguments in `.scn`, besides the
+#: sibling kinds it swaps in (`all` or names): `ratio` (the share of solution paths to block,
+#: the paper's 0.2 to 0.8), `keep` (`shortest` or `longest`: the one path left) and `enforce`
+#: (continuation prompts after a wrong answer, the enforced-exploration budget).
+OPTIONS = ("ratio", "keep", "enforce")
+
+
+def blocking_options(args: list[str]) -> dict[str, str]:
+    """The `key=value` options among a `swap_sibling` blocker's arguments.
+
+    Raises:
+        ScnDataError: an unknown option or a value it cannot take.
+    """
+    from scn.diagnostics import ScnDataError
+
+    out = {}
+    for arg in args:
+        if "=" not in arg:
+            continue
+        key, _, value = (part.strip() for part in arg.partition("="))
+        bad = key not in OPTIONS
+        if key == "ratio":
+            bad = not _float_in(value, 0.0, 1.0)
+        elif key == "keep":
+            bad = value not in ("shortest", "longest")
+        elif key == "enforce":
+            bad = not value.isdigit()
+        if bad:
+            raise ScnDataError(
+                f"swap_sibling: bad option {arg!r} (options: ratio=0..1, keep=shortest|longest, "
+                "enforce=N)",
+                path="--blocker",
+            )
+        out[key] = value
+    return out
+
+
+def _float_in(text: str, low: float, high: float) -> bool:
+    try:
+        return low <= float(text) <= high
+    except ValueError:
+        return False
 
 
 def missing_message(tool: str, param: str) -> str:
@@ -99,6 +150,7 @@ class Retrieval(Protocol):
     def __init__(self, env: Any) -> None:
         """Set up an episode: index the bundle, and choose the blocked tools under a blocker."""
         self.retriever = for_bundle(env.bundle)
+        self.stated = stated_types(env.bundle.scenario)
         self.retrieved: set[str] = set()
         self.plan: path_blocking.Plan | None = None
         self.siblings: frozenset[str] | None = None
@@ -106,10 +158,18 @@ class Retrieval(Protocol):
         self.untrusted: dict[str, set[str]] = {}
         for datatype, value in env.held.items():
             self.trusted.setdefault(datatype, set()).add(str(value))
+        #: Continuation prompts left for wrong answers (enforced exploration; 0: none), and
+        #: how many were given.
+        self.enforce = 0
+        self.enforced = 0
         rule = env.rule
         if rule is not None and rule.get("effect") == "swap_sibling":
-            named = [a for a in rule.get("effect_args") or [] if a != "all"]
+            args = [str(a) for a in rule.get("effect_args") or []]
+            options = blocking_options(args)
+            named = [a for a in args if a != "all" and "=" not in a]
             self.siblings = frozenset(named) or None
+            self.enforce = int(options.get("enforce", 0))
+            ratio = options.get("ratio")
             self.plan = path_blocking.select(
                 env.task["truth"].get("minimal_sets") or [env.task["truth"]["path"]],
                 env.task_id,
@@ -119,6 +179,8 @@ class Retrieval(Protocol):
                 n_min=MIN_PATHS,
                 max_size=env.blocks,
                 max_candidates=MAX_CANDIDATES,
+                ratio=float(ratio) if ratio is not None else None,
+                keep=str(options["keep"]) if "keep" in options else None,
             )
 
     @classmethod
@@ -187,6 +249,11 @@ class Retrieval(Protocol):
                 rejected="wrong_inputs",
             )
         for pname, datatype in params:
+            if datatype in self.stated and datatype not in env.held:  # told in the request
+                problem = stated_problem(self.stated, name, pname, datatype, args[pname])
+                if problem is None:
+                    continue
+                return CallResult(name, False, False, error=problem, rejected="wrong_inputs")
             value = str(args[pname])
             if self.tainted(value):
                 why = "untrusted_input"
@@ -208,8 +275,20 @@ class Retrieval(Protocol):
         side = self.trusted if trusted else self.untrusted
         side.setdefault(output, set()).add(str(value))
 
+    def judge(self, env: Any, answer: str) -> list[dict[str, Any]]:
+        """Enforced exploration (section 5): a wrong final answer, while continuation prompts are
+        left, does not end the episode; the agent is told to keep exploring instead."""
+        if self.enforce <= 0 or grounded(env):
+            return []
+        self.enforce -= 1
+        self.enforced += 1
+        env.done = False
+        env.answer = None
+        return [{"kind": "enforced_exploration", "message": CONTINUE_MESSAGE}]
+
     def outcome(self, env: Any) -> dict[str, Any]:
-        return {"blocking": self.plan.to_dict()} if self.plan is not None else {}
+        out: dict[str, Any] = {"enforced": self.enforced} if self.enforced else {}
+        return out | ({"blocking": self.plan.to_dict()} if self.plan is not None else {})
 
 
 def grounded(env: Any) -> bool:

@@ -1,0 +1,74 @@
+"""CostBench's released test queries, read from the user's own copy at compile time.
+
+`--set queries=PATH` names CostBench's `test_queries.json` (381 queries kept by the paper's
+common-sense filter); `costbench_queries(queries, T, fallback)` in the `.scn` file then yields
+one record per released query of subtask `T` (its four preferences, its time and location ids
+and its request text) instead of `fallback` (every preference combination). Nothing of the
+release is shipped with scn: the file is read where the user keeps it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scn.evaluate import Record
+
+DIMENSIONS = ("category", "tier", "style", "feature_package")
+
+
+def load(path: str) -> list[dict[str, Any]]:
+    """Read and check a released query file (a JSON list of query objects).
+
+    Raises:
+        ValueError: the file is missing, not JSON, or a query lacks what a task needs.
+    """
+    file = Path(path).expanduser()
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"cannot read the query file {path!r}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON (line {e.lineno}: {e.msg})") from None
+    if not isinstance(data, list) or not data:
+        raise ValueError(f"{path}: expected a non-empty JSON list of queries")
+    for i, q in enumerate(data):
+        where = f"{path}: query {i + 1}"
+        if not isinstance(q, dict):
+            raise ValueError(f"{where} is not an object")
+        prefs = q.get("preferences")
+        missing = [k for k in ("task", "TimeInfo", "query") if k not in q]
+        if missing or not isinstance(prefs, dict) or any(d not in prefs for d in DIMENSIONS):
+            raise ValueError(
+                f"{where} lacks {', '.join(missing) or 'preferences with ' + ', '.join(DIMENSIONS)}"
+            )
+        if q["task"] != "location" and "location_preference" not in q:
+            raise ValueError(f"{where} ({q['task']}) lacks location_preference")
+    return data
+
+
+def text_of(query: dict[str, Any]) -> str:
+    """The request as the release words it."""
+    body = query["query"]
+    return str(body.get("input", "") if isinstance(body, dict) else body).strip()
+
+
+def queries(ctx: Any, path: Any, subtask: Any, fallback: Any) -> list[Any]:
+    """The released queries of `subtask` as task records (or `fallback` when `path` is "")."""
+    if not str(path):
+        return list(fallback)
+    out = []
+    for i, q in enumerate(load(str(path))):
+        if q["task"] != str(subtask):
+            continue
+        fields = {d: str(q["preferences"][d]) for d in DIMENSIONS}
+        fields |= {
+            "split": "test",
+            "index": i,
+            "time": str(q["TimeInfo"]),
+            "location": str(q.get("location_preference", "")),
+            "text": text_of(q),
+        }
+        out.append(Record.of(fields))
+    return out
