@@ -112,6 +112,10 @@ ARITY: dict[str, dict[str, Arity]] = {
         "probe_max": ONE,
         "probe_tasks": ONE,
         "probe_metric": ONE,
+        # what a protocol enforces (read by the plugin the harness names, e.g. tpsbench): the
+        # most distinct tools an episode may call, and the tools whose calls act on the world
+        "tool_cap": ONE,
+        "side_effects": LIST,
     },
     "tasks": {
         "where": ONE,
@@ -539,7 +543,7 @@ def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
 
 
 #: Harness attributes that take a number (the probes' bound and sample size, `scn.probing`).
-HARNESS_NUMBERS = frozenset({"probe_margin", "probe_max", "probe_tasks"})
+HARNESS_NUMBERS = frozenset({"probe_margin", "probe_max", "probe_tasks", "tool_cap"})
 
 
 def _check_harness(h: m.Harness, errors: Collector) -> None:

@@ -42,6 +42,9 @@ yet; `scn.scoring.families.load_truth` supplies the `truth` ones from the bundle
   `steps[*].results[*].latency_ms`: number.
 - `selected_tools`: a list of tool names, at the top level of the record.
 
+An episode whose `outcome.unrequested` lists a side-effect tool (called successfully though no
+subtask uses it; `scn.plugins.tpsbench.requested`) completes none of its subtasks.
+
 Metrics with nothing to average are None; parallel_share over no calls is 0.0.
 """
 
@@ -179,6 +182,9 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     for record in records:
         tasks = subtasks(record)
         done_count = sum(completed(record, s) for s in tasks)
+        # --- side effects the request did not ask for (scn.plugins.tpsbench.requested)
+        if _list(_dict(record.get("outcome")).get("unrequested")):
+            done_count = 0  # a booking or message the user never asked for spoils the task
         if tasks:
             rates.append(done_count / len(tasks))
         parts += done_count
