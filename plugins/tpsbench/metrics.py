@@ -42,6 +42,8 @@ yet; `scn.scoring.families.load_truth` supplies the `truth` ones from the bundle
   `steps[*].results[*].latency_ms`: number.
 - `selected_tools`: a list of tool names, at the top level of the record.
 
+A task whose truth says `judged: ends` (its request states only the end results) is judged on
+its sinks, the subtasks no other one consumes, as a judge reading the request would decompose it.
 An episode whose `outcome.unrequested` lists a side-effect tool (called successfully though no
 subtask uses it; `scn.plugins.tpsbench.requested`) completes none of its subtasks.
 
@@ -52,6 +54,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scn.plugins.tpsbench.requested import judged
 from scn.scoring.records import action_type, trusted_ok, truth_of
 from scn.scoring.records import as_dict as _dict
 from scn.scoring.records import as_list as _list
@@ -77,6 +80,8 @@ def subtasks(record: dict[str, Any]) -> list[dict[str, Any]]:
     truth = truth_of(record)
     answer = _dict(truth.get("answer"))
     raw = truth.get("subtasks")
+    # --- a request stating only end results is judged on them (scn.plugins.tpsbench.requested)
+    raw = judged(truth, raw)
     if isinstance(raw, list) and raw:
         out = []
         for s in raw:

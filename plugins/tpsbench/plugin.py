@@ -53,10 +53,12 @@ def scn_register_success_rules(register: Any) -> None:
 @hookimpl
 def scn_register_metric_families(register: Any) -> None:
     from scn.plugins.tpsbench.metrics import score
+    from scn.plugins.tpsbench.requested import truth_fields
 
     register(
         "tpsbench",
         score,
+        truth_fields=truth_fields,
         doc="TPS-Bench: completion, turns and time against the critical path, tool selection",
     )
 

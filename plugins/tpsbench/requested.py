@@ -13,7 +13,12 @@ Two mechanics of the paper that make calling tools without understanding the req
   an episode that successfully calls a side-effect tool that none of its subtasks uses completes
   nothing (`unrequested`; the metric family reads `outcome.unrequested`) and is not a success.
 
-Both are declared in the scenario's `harness` statement and read from `scenario.json`; a
+- **Judged on what was requested** (`info "judged", "ends"` on a task): the paper's judge splits
+  the request into subtasks; a request that states only the end results is split into those,
+  so the intermediate steps earn nothing by themselves (`judged`; the metric family reads the
+  task's `judged` fact).
+
+All three are declared in the scenario's `harness` statement and read from `scenario.json`; a
 bundle declaring neither behaves as before.
 """
 
@@ -88,3 +93,21 @@ def unrequested(env: Any) -> list[str]:
             if r.get("valid") and r.get("ok") and tool in effects and tool not in wanted:
                 found[tool] = None
     return list(found)
+
+
+def judged(truth: Mapping[str, Any], raw: Any) -> Any:
+    """The subtasks a judge counts: all of them, or the sinks (none depends on them, by id or
+    tool) when the task is judged on its ends."""
+    if truth.get("judged") != "ends" or not isinstance(raw, list) or not raw:
+        return raw
+    listed = [s for s in raw if isinstance(s, dict)]
+    used = {str(d) for s in listed for d in s.get("depends_on") or ()}
+    ends = [s for s in listed if str(s.get("id")) not in used and str(s.get("tool")) not in used]
+    return ends or raw
+
+
+def truth_fields(task: Mapping[str, Any], tools: Mapping[str, Any]) -> dict[str, Any]:
+    """The task facts the metric family reads beyond the core's: how it is judged."""
+    info = task.get("info")
+    found = info.get("judged") if isinstance(info, dict) else None
+    return {"judged": found} if found is not None else {}
