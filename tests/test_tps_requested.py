@@ -90,3 +90,19 @@ def test_oracle_passes_every_task_in_every_blocker_setting(seed: int) -> None:
             assert not record["outcome"].get("unrequested")
         null = episode(bundle, t, AGENTS["null"][0](), "null")
         assert not null["outcome"]["success"]
+
+
+def test_hard_tasks_are_judged_on_their_ends() -> None:
+    from scn.plugins.tpsbench.metrics import subtasks
+
+    raw = [
+        {"id": "s1", "tool": "a", "output": "A", "depends_on": []},
+        {"id": "s2", "tool": "b", "output": "B", "depends_on": ["s1"]},
+    ]
+    ends = {"outcome": {"truth": {"judged": "ends", "subtasks": raw}}}
+    every = {"outcome": {"truth": {"subtasks": raw}}}
+    assert [s["tool"] for s in subtasks(ends)] == ["b"]
+    assert [s["tool"] for s in subtasks(every)] == ["a", "b"]
+    bundle = bundle_of(42)
+    levels = {t["info"]["level"]: t["info"].get("judged") for t in bundle.tasks.values()}
+    assert levels == {"easy": None, "hard": "ends"}
