@@ -53,14 +53,20 @@ def scn_register_success_rules(register: Any) -> None:
 @hookimpl
 def scn_register_metric_families(register: Any) -> None:
     from scn.plugins.tpsbench.metrics import score
-    from scn.plugins.tpsbench.requested import truth_fields
 
     register(
         "tpsbench",
         score,
-        truth_fields=truth_fields,
         doc="TPS-Bench: completion, turns and time against the critical path, tool selection",
+        truth_fields=truth_fields,
     )
+
+
+def truth_fields(task: Any, tools: Any) -> Any:
+    """How the task is judged (`scn.plugins.tpsbench.requested.truth_fields`)."""
+    from scn.plugins.tpsbench.requested import truth_fields as facts
+
+    return facts(task, tools)
 
 
 def dag(ctx: Any, *args: Any, **kwargs: Any) -> Any:
