@@ -543,7 +543,7 @@ def _check_blocker(b: m.Blocker, registry: Registry, errors: Collector) -> None:
 
 
 #: Harness attributes that take a number (the probes' bound and sample size, `scn.probing`).
-HARNESS_NUMBERS = frozenset({"probe_margin", "probe_max", "probe_tasks", "tool_cap"})
+HARNESS_NUMBERS = frozenset({"probe_margin", "probe_max", "probe_tasks"})
 
 
 def _check_harness(h: m.Harness, errors: Collector) -> None:
@@ -557,6 +557,10 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
                     errors.error(f"harness `{attr.key}` takes a number", v.span or attr.span)
             elif not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
+
+
+#: Harness numbers a protocol plugin reads: the most distinct tools an episode may call.
+HARNESS_NUMBERS = HARNESS_NUMBERS | {"tool_cap"}
 
 
 def _check_constraint(c: m.Constraint, registry: Registry, errors: Collector) -> None:
