@@ -36,6 +36,7 @@ def test_harness_declares_cap_and_side_effects() -> None:
     scenario = bundle_of(42).scenario
     assert tool_cap(scenario) == 10
     assert {"book_hotel", "send_email", "checkout"} <= side_effects(scenario)
+    assert side_effects(scenario) <= set(bundle_of(42).tools)  # no misspelt name acts as none
 
 
 def test_spray_fails_where_the_oracle_passes() -> None:
