@@ -126,6 +126,10 @@ ARITY: dict[str, dict[str, Arity]] = {
         "probe_max": ONE,
         "probe_tasks": ONE,
         "probe_metric": ONE,
+        # what a protocol enforces (read by the plugin the harness names, e.g. tpsbench): the
+        # most distinct tools an episode may call, and the tools whose calls act on the world
+        "tool_cap": ONE,
+        "side_effects": LIST,
     },
     "tasks": {
         "where": ONE,
@@ -587,6 +591,10 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
                     errors.error(f"harness `{attr.key}` takes a number", v.span or attr.span)
             elif not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
+
+
+#: Harness numbers a protocol plugin reads: the most distinct tools an episode may call.
+HARNESS_NUMBERS = HARNESS_NUMBERS | {"tool_cap"}
 
 
 def _check_constraint(c: m.Constraint, registry: Registry, errors: Collector) -> None:

@@ -99,6 +99,7 @@ def dag(
     max_tools: int | None = None,
     phrases: Any = None,
     request: str = "all",
+    distractors: Any = 0,
 ) -> list[Record]:
     """Draw one task of dependent subtasks over the scenario's tools.
 
@@ -114,15 +115,43 @@ def dag(
     `phrases` (an enum of `"tool: way | way"` entries) words each subtask in the scenario's own
     way, drawn per task (`scn.plugins.tpsbench.requests`); `request` is the whole request in
     prose: `"all"` names every subtask, `"ends"` only the results nothing else consumes, so the
-    agent has to work out the steps. Returns a one-element list so it can stand in a `for`
-    clause.
+    agent has to work out the steps. `distractors` (an int or a range) adds that many given
+    datatypes the request never refers to (`distract`), drawn from their own stream so the rest
+    of the task is unchanged. Returns a one-element list so it can stand in a `for` clause.
     """
     if str(request) not in ("all", "ends"):
         raise ValueError(f"dag() request must be 'all' or 'ends', not {request!r}")
     asker = _Asker(ctx, phrases, key)
     record = _draw(ctx, size, key, dependent, min_depth, max_tools, asker)
     text = asker.request(record, str(request) == "ends")
-    return [Record.of({**dict(record.fields), "request": text})]
+    fields = {**dict(record.fields), "request": text}
+    extra = distract(ctx, fields, distractors, key)
+    if extra:
+        fields["inputs"] = sorted([*fields["inputs"], *extra])
+        fields["distractors"] = extra
+    return [Record.of(fields)]
+
+
+def distract(ctx: GeneratorContext, fields: dict[str, Any], count: Any, key: Any) -> list[str]:
+    """Given datatypes (inputs of some tool that no tool makes) the task neither gives nor
+    makes, `count` of them (an int or a range, drawn), from the task's own distractor stream.
+
+    A user's assistant holds more than one request needs (their contacts, folders, home town):
+    the values the request refers to must be chosen by reading it, so calling whatever the held
+    values allow spends the tool selection on tools nobody asked for."""
+    counts = as_iterable(count, None) if isinstance(count, (list, tuple, range)) else [count]
+    rng = seeded_rng(
+        ("global", "dag", "key"), {"global": ctx.seed, "dag": "dag-distract", "key": key}
+    )
+    n = as_int(counts[rng.randrange(len(counts))], None) if counts else 0
+    if not n:
+        return []
+    made = {o for t in ctx.tools for o in t.outputs}
+    given = sorted({i for t in ctx.tools for i in t.inputs} - made)
+    used = set(fields["inputs"]) | {str(g) for g in fields["goals"]}
+    used |= {str(dict(s.fields)["output"]) for s in fields["subtasks"]}
+    pool = [d for d in given if d not in used]
+    return sorted(rng.sample(pool, min(int(n), len(pool))))
 
 
 def _draw(

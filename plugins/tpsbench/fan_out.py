@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from scn import solver
+from scn.plugins.tpsbench import requested
 from scn.runtime.agents import call_args
-from scn.runtime.protocols import Protocol
+from scn.runtime.protocols import Protocol, goals_answered
 from scn.runtime.results import CallResult
 
 
@@ -84,7 +85,8 @@ class Subtasks(Protocol):
     def __init__(self, env: Any) -> None:
         self.fan_out = is_fan_out(env.task)
         self.dag = is_dag(env.task)
-        self.success = "subtask_values" if self.fan_out else None
+        self.success = "requested_only"
+        self.selection = requested.Selection(env)
 
     @classmethod
     def budget(cls, bundle: Any) -> int | None:
@@ -115,6 +117,17 @@ class Subtasks(Protocol):
             return super().admitted(name, args)
         return CallResult(name, True, True, args={k: str(v) for k, v in args.items()})
 
+    # the selection cap and side effects the harness declares (`requested`)
+    def available(self, env: Any) -> list[str] | None:
+        return self.selection.listed(env.retrievable())
+
+    def callable(self, env: Any, name: str) -> str | None:
+        return self.selection.refuse(name)
+
+    def outcome(self, env: Any) -> dict[str, Any]:
+        found = requested.unrequested(env)
+        return {"unrequested": found} if found else {}
+
     def layers(self, env: Any) -> list[list[dict[str, Any]]] | None:
         return plan(env.task, env.values) if self.dag else None
 
@@ -138,6 +151,13 @@ def subtask_values(env: Any) -> bool:
     return not pending(env.task, env.values) and (
         env.answer is not None and all(v in env.answer for v in wanted)
     )
+
+
+def requested_only(env: Any) -> bool:
+    """Success of a task of subtasks: its own rule (every subtask's value for a fan-out, else
+    the goals answered), and no side effect the request did not ask for."""
+    done = subtask_values(env) if is_fan_out(env.task) else goals_answered(env)
+    return done and not requested.unrequested(env)
 
 
 class DagOracle:

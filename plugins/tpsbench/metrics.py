@@ -42,6 +42,11 @@ yet; `scn.scoring.families.load_truth` supplies the `truth` ones from the bundle
   `steps[*].results[*].latency_ms`: number.
 - `selected_tools`: a list of tool names, at the top level of the record.
 
+A task whose truth says `judged: ends` (its request states only the end results) is judged on
+its sinks, the subtasks no other one consumes, as a judge reading the request would decompose it.
+An episode whose `outcome.unrequested` lists a side-effect tool (called successfully though no
+subtask uses it; `scn.plugins.tpsbench.requested`) completes none of its subtasks.
+
 Metrics with nothing to average are None; parallel_share over no calls is 0.0.
 
 Efficiency (section 4.2, Tables 1 and 2), from what the LLM agent logs in each step's `llm`
@@ -61,6 +66,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scn.plugins.tpsbench.requested import judged
 from scn.scoring.records import action_type, trusted_ok, truth_of
 from scn.scoring.records import as_dict as _dict
 from scn.scoring.records import as_list as _list
@@ -86,6 +92,8 @@ def subtasks(record: dict[str, Any]) -> list[dict[str, Any]]:
     truth = truth_of(record)
     answer = _dict(truth.get("answer"))
     raw = truth.get("subtasks")
+    # --- a request stating only end results is judged on them (scn.plugins.tpsbench.requested)
+    raw = judged(truth, raw)
     if isinstance(raw, list) and raw:
         out = []
         for s in raw:
@@ -233,6 +241,9 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     for record in records:
         tasks = subtasks(record)
         done_count = sum(completed(record, s) for s in tasks)
+        # --- side effects the request did not ask for (scn.plugins.tpsbench.requested)
+        if _list(_dict(record.get("outcome")).get("unrequested")):
+            done_count = 0  # a booking or message the user never asked for spoils the task
         if tasks:
             rates.append(done_count / len(tasks))
         parts += done_count

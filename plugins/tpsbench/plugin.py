@@ -35,12 +35,18 @@ def scn_register_protocols(register: Any) -> None:
 
 @hookimpl
 def scn_register_success_rules(register: Any) -> None:
-    from scn.plugins.tpsbench.fan_out import subtask_values
+    from scn.plugins.tpsbench.fan_out import requested_only, subtask_values
 
     register(
         "subtask_values",
         subtask_values,
         doc="every subtask's value held and contained in the answer",
+    )
+    register(
+        "requested_only",
+        requested_only,
+        doc="the task's own rule (subtask values, else goals answered) and no side effect"
+        " the request did not ask for (harness `side_effects`)",
     )
 
 
@@ -54,7 +60,15 @@ def scn_register_metric_families(register: Any) -> None:
         score,
         plots=plots,
         doc="TPS-Bench: completion, turns and time against the critical path, tool selection",
+        truth_fields=truth_fields,
     )
+
+
+def truth_fields(task: Any, tools: Any) -> Any:
+    """How the task is judged (`scn.plugins.tpsbench.requested.truth_fields`)."""
+    from scn.plugins.tpsbench.requested import truth_fields as facts
+
+    return facts(task, tools)
 
 
 def dag(ctx: Any, *args: Any, **kwargs: Any) -> Any:
