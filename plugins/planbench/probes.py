@@ -2,7 +2,7 @@
 
 When requests name the canonical datatypes, retrieval becomes an exact lookup: ask for the
 tools that give what the question names, then for the tools that give each of their inputs not
-yet held, by the input's own name, and call whatever becomes callable. No understanding of the
+yet held, by the input's name as the agent sees it, and call whatever becomes callable. No understanding of the
 request is needed beyond copying its words. Registered by the plugin (`scn_register_probes`).
 """
 
@@ -14,7 +14,7 @@ from scn.runtime.probes import Probe, clauses
 
 
 class BackwardChainProbe(Probe):
-    """Retrieves by the request's clauses, then by each missing input's datatype name, and
+    """Retrieves by the request's clauses, then by each missing input's argument name, and
     calls retrieved tools in the order retrieval listed them, wanted outputs first."""
 
     name = "backward_chain"
@@ -43,7 +43,9 @@ class BackwardChainProbe(Probe):
                 for p in spec["params"]:
                     d = p["datatype"]
                     self.wanted.add(d)
-                    phrase = d.replace("_", " ")
+                    # The argument's name as the agent sees it (an alias such as `cart_id`),
+                    # never the canonical datatype, which only the bundle's internals carry.
+                    phrase = str(p.get("name") or d).replace("_", " ")
                     if d not in observation["held"] and phrase not in self.asked:
                         self.asked.add(phrase)
                         assert self.pending is not None
