@@ -159,7 +159,11 @@ def fast_law(
     ]
     for op in ops:
         if op.op == "round":
-            lines.append(f"    v = round(v, {op.digits or 0})")
+            # Bound by name, never pasted: `digits` comes from a bundle's scenario.json too.
+            digits = op.digits or 0
+            if type(digits) is not int:
+                return None
+            lines.append(f"    v = round(v, {writer.bind(digits)})")
             continue
         if op.low is not None:
             lines.append(f"    v = max({writer.bind(op.low)}, v)")
@@ -167,7 +171,11 @@ def fast_law(
             lines.append(f"    v = min({writer.bind(op.high)}, v)")
     lines.append("    return v")
     namespace: dict[str, Any] = {**writer.names, "_finite": _finite}
-    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - our own source, from the AST
+    try:
+        # Our own source, from the AST; every constant is bound by name, none pasted in.
+        exec("\n".join(lines) + "\n", namespace)  # noqa: S102
+    except (SyntaxError, RecursionError, MemoryError):
+        return None  # too deeply nested for Python's compiler (a long sum): the closures answer
     return namespace["law"]
 
 

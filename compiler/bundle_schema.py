@@ -1,0 +1,275 @@
+"""The published JSON Schema of a bundle's files, and the check every reader runs before use.
+
+A bundle may come from anyone, and its manifest hashes only prove that the files are the ones
+the manifest lists, not that a compiler wrote them: anyone can edit `tasks.jsonl` and recompute
+its hash. So before the runtime, scoring or the server use a bundle, every file the core reads
+is checked here against its schema, and a file that does not fit is refused with the file and
+the JSON path of the first problem (`tasks.jsonl:3: $.costs.Search: 'x' is not of type
+'number'`), never an internal error later.
+
+The schemas are data (`SCHEMAS`); `publish()` writes them as `docs/schemas/*.schema.json`, and a
+test keeps the committed copies equal to these. Plugin files (a world's database) are checked
+by the plugin that reads them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from scn.diagnostics import ScnDataError
+
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+_ID = "https://scn.invalid/schemas/"
+
+#: Largest number of characters a name (tool, datatype, task id) may have.
+MAX_NAME = 256
+
+_str = {"type": "string"}
+_name = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
+_names = {"type": "array", "items": _name}
+_num = {"type": "number"}
+_opt_num = {"type": ["number", "null"]}
+_opt_str = {"type": ["string", "null"]}
+# A path inside the bundle: relative, POSIX, no `..`, no empty or hidden-dot segments.
+_rel_path = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 512,
+    "pattern": r"^(?!/)(?!.*\\)(?!(.*/)?\.\.?(/|$))[^\x00:]+$",
+}
+
+MANIFEST = {
+    "type": "object",
+    "required": ["format", "files"],
+    "properties": {
+        "format": _str,
+        "files": {
+            "type": "object",
+            "propertyNames": _rel_path,
+            "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        },
+    },
+}
+
+TOOL = {
+    "type": "object",
+    "required": ["name", "kind", "params", "outputs", "components", "success"],
+    "properties": {
+        "name": _name,
+        "kind": _str,
+        "params": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "datatype"],
+                "properties": {"name": _name, "datatype": _name},
+            },
+        },
+        "outputs": _names,
+        "components": _names,
+        "success": {"type": "boolean"},
+        "baseline": _opt_str,
+        "returns": _opt_str,
+        "sibling": _opt_str,
+        "cost": _opt_num,
+        "cost_law": _opt_str,
+        "latency_ms": _opt_num,
+        "description": _str,
+        "group": _opt_str,
+        "server": _opt_str,
+    },
+}
+
+TOOLS = {"type": "array", "items": TOOL}
+
+TASK = {
+    "type": "object",
+    "required": ["id", "tools", "costs", "given", "goals", "query"],
+    "properties": {
+        "id": _name,
+        "tools": _names,
+        "costs": {"type": "object", "additionalProperties": _num},
+        "given": {"type": "object", "additionalProperties": _str},
+        "goals": _names,
+        "query": _str,
+        "split": _str,
+        "generator": _str,
+        "record": _opt_str,
+        "info": {"type": "object"},
+        "subtasks": {"type": "array"},
+        "truth": {"type": "object"},
+        "constraints": {"type": "array"},
+    },
+}
+
+RECORD = {
+    "type": "object",
+    "required": ["values"],
+    "properties": {"values": {"type": "object", "additionalProperties": _str}},
+}
+
+_LAW_OP = {
+    "type": "object",
+    "required": ["op", "low", "high", "digits"],
+    "properties": {
+        "op": {"enum": ["round", "clamp"]},
+        "digits": {"type": ["integer", "null"], "minimum": 0, "maximum": 12},
+        "low": _opt_num,
+        "high": _opt_num,
+    },
+}
+
+LAW = {
+    "type": "object",
+    "required": ["quantity", "name", "expression", "ops", "seed"],
+    "properties": {
+        "quantity": _name,
+        "name": _name,
+        "expression": {"type": "string", "maxLength": 100_000},
+        "ops": {"type": "array", "items": _LAW_OP, "maxItems": 64},
+        "seed": {"type": "array", "items": _str},
+        "tree": {"type": "array"},
+    },
+}
+
+SCENARIO = {
+    "type": "object",
+    "required": ["name", "domain", "laws", "params"],
+    "properties": {
+        "name": _str,
+        "domain": _str,
+        "title": _str,
+        "seed": {"type": "integer"},
+        "laws": {"type": "array", "items": LAW},
+        "params": {"type": "object"},
+        "harness": {"type": "object", "additionalProperties": _names},
+        "blockers": {"type": "array", "items": {"type": "object"}},
+        "constraints": {"type": "array", "items": {"type": "object"}},
+        "datatypes": {"type": "array", "items": {"type": "object"}},
+        "enums": {"type": "object"},
+    },
+}
+
+WORLD = {"type": "object"}
+
+#: Bundle file -> (schema, "json" | "jsonl" (the schema is per line)).
+SCHEMAS: dict[str, tuple[dict[str, Any], str]] = {
+    "manifest.json": (MANIFEST, "json"),
+    "tools/internal.json": (TOOLS, "json"),
+    "tasks.jsonl": (TASK, "jsonl"),
+    "backend.jsonl": (RECORD, "jsonl"),
+    "scenario.json": (SCENARIO, "json"),
+    "world.json": (WORLD, "json"),
+}
+
+#: Files every bundle has.
+REQUIRED = ("tools/internal.json", "tasks.jsonl", "backend.jsonl", "scenario.json")
+
+
+def published(name: str) -> dict[str, Any]:
+    """Return the schema of bundle file `name` as published (with `$schema` and `$id`)."""
+    schema, kind = SCHEMAS[name]
+    slug = name.replace("/", "-").rsplit(".", 1)[0]
+    out = {"$schema": _DRAFT, "$id": f"{_ID}{slug}.schema.json", "title": f"scn bundle {name}"}
+    if kind == "jsonl":
+        out["description"] = "Each line of the file is one JSON value of this schema."
+    return out | schema
+
+
+def publish(folder: Path) -> list[Path]:
+    """Write every schema as `<folder>/<file>.schema.json`; return the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in SCHEMAS:
+        slug = name.replace("/", "-").rsplit(".", 1)[0]
+        path = folder / f"{slug}.schema.json"
+        path.write_text(json.dumps(published(name), indent=2, sort_keys=True) + "\n")
+        written.append(path)
+    return written
+
+
+@functools.cache
+def _validator(name: str) -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(SCHEMAS[name][0])
+
+
+def json_path(parts: Any) -> str:
+    """Return a JSON path (`$.tasks[3].goal`) from jsonschema's `absolute_path`."""
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{p!r}]")
+    return out
+
+
+def _rows(name: str, data: bytes) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, value) of a file; JSON files are one value on line 0."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScnDataError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})", path=name)
+    if SCHEMAS[name][1] == "json":
+        try:
+            yield 0, json.loads(text)
+        except (ValueError, RecursionError) as e:
+            raise ScnDataError(f"{name}: not valid JSON ({_short(e)})", path=name) from None
+        return
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except (ValueError, RecursionError) as e:
+            raise ScnDataError(
+                f"{name}:{number}: not valid JSON ({_short(e)})", path=f"{name}:{number}"
+            ) from None
+
+
+def _short(e: BaseException) -> str:
+    return str(e)[:200] if not isinstance(e, RecursionError) else "nested too deeply"
+
+
+def check_file(name: str, data: bytes) -> list[Any]:
+    """Parse one bundle file and check it against its schema; return its values (one per line
+    for JSON Lines, else one).
+
+    Raises:
+        ScnDataError: not UTF-8, not JSON, or not of the schema (file, line, JSON path).
+    """
+    validator = _validator(name)
+    values = []
+    for number, value in _rows(name, data):
+        error = next(iter(validator.iter_errors(value)), None)
+        if error is not None:
+            where = f"{name}:{number}" if number else name
+            path = json_path(error.absolute_path)
+            raise ScnDataError(
+                f"{where}: {path}: {_message(error)} (bundle schema)", path=f"{where} {path}"
+            )
+        values.append(value)
+    return values
+
+
+def _message(error: Any) -> str:
+    text = str(error.message)
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def check_bundle(files: Mapping[str, bytes]) -> dict[str, list[Any]]:
+    """Check every bundle file that has a schema; return the parsed values by file name.
+
+    Raises:
+        ScnDataError: a required file is missing or a file does not fit its schema.
+    """
+    for name in REQUIRED:
+        if name not in files:
+            raise ScnDataError(f"bundle has no {name} in its manifest", path=f"$.files[{name!r}]")
+    return {name: check_file(name, files[name]) for name in SCHEMAS if name in files}
+
+
+__all__ = ["SCHEMAS", "check_bundle", "check_file", "json_path", "publish", "published"]
