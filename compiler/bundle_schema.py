@@ -203,7 +203,10 @@ def json_path(parts: Any) -> str:
     """Return a JSON path (`$.tasks[3].goal`) from jsonschema's `absolute_path`."""
     out = "$"
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{p!r}]")
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += f".{p}" if str(p).isidentifier() else f"[{p!r}]"
     return out
 
 
@@ -212,7 +215,9 @@ def _rows(name: str, data: bytes) -> Iterator[tuple[int, Any]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ScnDataError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})", path=name)
+        raise ScnDataError(
+            f"{name}: not UTF-8 text ({e.reason} at byte {e.start})", path=name
+        ) from None
     if SCHEMAS[name][1] == "json":
         try:
             yield 0, json.loads(text)
