@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnError
 from scn.emit.bundle import Bundle
+from scn.evaluate import loop_budget
+from scn.limits import recursion_room
 from scn.parse import paused_gc
 from scn.source import SourceFile
 from scn.stages import STAGES, run_stages
@@ -91,7 +93,7 @@ def compile_source(
     value: Any = source
     # The whole compile, not only the parse: its models, tasks and prices all live to the end,
     # and a large cost-domain bundle compiles 15-20% faster without the collector.
-    with paused_gc():
+    with paused_gc(), loop_budget(), recursion_room():
         for stage in STAGES:
             if on_stage is not None:
                 on_stage(stage.name)

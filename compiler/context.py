@@ -31,3 +31,6 @@ class CompileContext:
     overrides: Mapping[str, str] = field(factory=dict)
     #: Every source file read so far, by name: only for rendering diagnostics and hashing specs.
     sources: dict[str, Any] = field(factory=dict, eq=False)
+    #: Where each task was declared (task id -> `Span` of its `tasks` block), noted by emit so
+    #: that verify can point a failing task at its source.
+    task_spans: dict[str, Any] = field(factory=dict, eq=False)

@@ -22,6 +22,7 @@ from typing import Any
 
 from scn import model as m
 from scn.evaluate import Env, evaluate
+from scn.limits import MAX_LAW_VALUE
 from scn.scenario import LawOpDef
 
 #: Names a law sees per draw, with their static types.
@@ -153,7 +154,7 @@ def fast_law(
     lines = [
         "def law(rng, parts, k):",
         f"    v = {body}",
-        "    if type(v) is bool or v - v != 0:",
+        "    if type(v) is bool or v - v != 0 or not -1e12 <= v <= 1e12:",
         "        return None",
         "    v = float(v)",
     ]
@@ -170,6 +171,7 @@ def fast_law(
         if op.high is not None:
             lines.append(f"    v = min({writer.bind(op.high)}, v)")
     lines.append("    return v")
+    assert MAX_LAW_VALUE == 1e12  # written into the function above
     namespace: dict[str, Any] = {**writer.names, "_finite": _finite}
     try:
         # Our own source, from the AST; every constant is bound by name, none pasted in.

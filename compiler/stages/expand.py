@@ -8,6 +8,7 @@ the whole tool graph. Costs are drawn here, per tool or per task as the seed rul
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,7 @@ from scn.laws import (
     law_functions,
     ops_to_data,
 )
+from scn.limits import MAX_NUMBER_CHARS
 from scn.plugins.hookspecs import VALIDATOR_SCOPES
 from scn.scenario import (
     BlockerDef,
@@ -87,10 +89,17 @@ def parse_override(p: m.Param, text: str) -> Any:
         return text
     t = kind[0]
     try:
+        if len(text) > MAX_NUMBER_CHARS and t in ("int", "float"):
+            raise ValueError("too long")
         if t == "int":
             return int(text)
         if t == "float":
-            return float(text)
+            value = float(text)
+            if not math.isfinite(value):
+                raise ScnSemanticError(
+                    f"--set {p.name}={text}: expected a finite number", span=p.span
+                )
+            return value
     except ValueError:
         raise ScnSemanticError(
             f"--set {p.name}={text}: expected {'a whole number' if t == 'int' else 'a number'}",
