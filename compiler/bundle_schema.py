@@ -265,6 +265,28 @@ def _message(error: Any) -> str:
     return text if len(text) <= 300 else text[:300] + "..."
 
 
+#: Deepest law expression tree a bundle may carry (the language's nesting limit, `scn.limits`).
+MAX_TREE_DEPTH = 100
+
+
+def _tree_problem(tree: Any) -> str | None:
+    """What is wrong with a law's expression tree (`scn.expr_data` form), checked without
+    recursion so that a hostile tree cannot exhaust the stack: None when it is well formed."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            return f"nests deeper than {MAX_TREE_DEPTH} levels"
+        if not isinstance(node, list) or len(node) not in (3, 4):
+            return "a node is not [op, text, [args...]] or [op, text, [args...], name]"
+        if not isinstance(node[0], str) or not isinstance(node[1], str):
+            return "a node's op and text must be strings"
+        if not isinstance(node[2], list) or (len(node) == 4 and not isinstance(node[3], str)):
+            return "a node's args must be a list and its name a string"
+        stack.extend((child, depth + 1) for child in node[2])
+    return None
+
+
 def check_bundle(files: Mapping[str, bytes]) -> dict[str, list[Any]]:
     """Check every bundle file that has a schema; return the parsed values by file name.
 
@@ -274,7 +296,13 @@ def check_bundle(files: Mapping[str, bytes]) -> dict[str, list[Any]]:
     for name in REQUIRED:
         if name not in files:
             raise ScnDataError(f"bundle has no {name} in its manifest", path=f"$.files[{name!r}]")
-    return {name: check_file(name, files[name]) for name in SCHEMAS if name in files}
+    out = {name: check_file(name, files[name]) for name in SCHEMAS if name in files}
+    for i, law in enumerate(out["scenario.json"][0]["laws"]):
+        problem = _tree_problem(law["tree"]) if "tree" in law else None
+        if problem is not None:
+            path = f"$.laws[{i}].tree"
+            raise ScnDataError(f"scenario.json: {path}: {problem} (bundle schema)", path=path)
+    return out
 
 
 __all__ = ["SCHEMAS", "check_bundle", "check_file", "json_path", "publish", "published"]

@@ -207,3 +207,28 @@ def test_any_bytes_give_data_errors(data: bytes, rel: str) -> None:
         check_file(rel, data)
     except ScnDataError:
         pass
+
+
+def test_deep_law_tree_is_refused(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+
+    def deepen(s: dict[str, Any]) -> None:
+        tree: list[Any] = ["num", "1", []]
+        for _ in range(5000):
+            tree = ["neg", "", [tree]]
+        s["laws"][0]["tree"] = tree
+
+    path = folder / "scenario.json"
+    data = json.loads(path.read_text())
+    deepen(data)
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20000)
+    try:
+        path.write_text(json.dumps(data))
+    finally:
+        sys.setrecursionlimit(limit)
+    _rehash(folder)
+    with pytest.raises(ScnDataError, match=r"scenario.json"):
+        LoadedBundle.load(folder)
