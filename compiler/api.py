@@ -49,6 +49,12 @@ def resolve_target(target: str, registry: Registry) -> SourceFile:
     if path.suffix == ".scn" or path.is_file():
         if not path.is_file():
             raise ScnError(f"no such file: {target}", path=target, code="usage")
+        if path.suffix != ".scn":  # never parse (and quote in a diagnostic) a file of another kind
+            raise ScnError(
+                f"{target} is not a .scn file; scn compiles .scn source only",
+                path=target,
+                code="usage",
+            )
         try:
             return SourceFile.read(path)
         except (OSError, UnicodeDecodeError) as e:

@@ -26,6 +26,7 @@ from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnError, Severity, render_json, render_text
 from scn.emit.bundle import write_bundle
 from scn.emit.graphs import graph_dot, task_graph
+from scn.safe_files import allow_import_option, roots
 from scn.stages import STAGE_NAMES
 
 if TYPE_CHECKING:
@@ -169,9 +170,14 @@ def main() -> None:
 @click.argument("targets", nargs=-1, required=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@allow_import_option
 @diagnostics_option
 def check(
-    targets: tuple[str, ...], seed: int, sets: tuple[str, ...], diagnostics_format: str
+    targets: tuple[str, ...],
+    seed: int,
+    sets: tuple[str, ...],
+    allow_import: tuple[Path, ...],
+    diagnostics_format: str,
 ) -> None:
     """Check files (or DOMAIN[/SCENARIO]) through verify, without writing anything."""
     reporter = _Reporter(diagnostics_format)
@@ -180,7 +186,9 @@ def check(
         registry = reporter.load_registry()
         overrides = _parse_sets(sets)
     for target in targets:
-        ctx = CompileContext(registry, seed, overrides, sources=reporter.sources)
+        ctx = CompileContext(
+            registry, seed, overrides, import_roots=roots(allow_import), sources=reporter.sources
+        )
         with _boundary(reporter):  # anything but a located error is an internal one (exit 70)
             try:  # through verify: a file whose ground truth fails to replay is not ok
                 bundle = compile_source(resolve_target(target, registry), ctx=ctx)
@@ -210,6 +218,7 @@ def check(
 )
 @click.option("--force", is_flag=True, help="Replace an existing bundle at --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@allow_import_option
 @diagnostics_option
 def compile_cmd(
     target: str,
@@ -219,6 +228,7 @@ def compile_cmd(
     emit_stage: str | None,
     force: bool,
     quiet: bool,
+    allow_import: tuple[Path, ...],
     diagnostics_format: str,
 ) -> None:
     """Compile TARGET (a .scn file, `-`, or DOMAIN[/SCENARIO]) into a bundle."""
@@ -227,7 +237,13 @@ def compile_cmd(
         raise click.UsageError("give -o DIR to write a bundle, or --emit STAGE to print a stage")
     with _boundary(reporter):
         registry = reporter.load_registry()
-        ctx = CompileContext(registry, seed, _parse_sets(sets), sources=reporter.sources)
+        ctx = CompileContext(
+            registry,
+            seed,
+            _parse_sets(sets),
+            import_roots=roots(allow_import),
+            sources=reporter.sources,
+        )
         source = resolve_target(target, registry)
         if emit_stage is not None:
             from scn.serialize import to_json
