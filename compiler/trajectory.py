@@ -43,8 +43,16 @@ def read_trajectories(path: Path) -> list[dict[str, Any]]:
     """
     records: list[dict[str, Any]] = []
     with paused_gc():
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        for number, line in enumerate(lines, start=1):
+        data = Path(path).read_bytes()
+        # Split at newlines only: `splitlines` also splits at U+2028, form feeds and other
+        # separators a JSON string may hold raw, which would tear a record and shift numbers.
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ScnDataError(
+                    f"{path}:{number}: not UTF-8 text (byte {e.start})", path=f"{path}:{number}"
+                ) from None
             _read_line(path, number, line, records)
     return records
 
@@ -55,10 +63,9 @@ def _read_line(path: Path, number: int, line: str, records: list[dict[str, Any]]
         return
     try:
         record = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise ScnDataError(
-            f"{path}:{number}: not JSON ({e.msg})", path=f"{path}:{number}"
-        ) from None
+    except (ValueError, RecursionError) as e:
+        why = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
+        raise ScnDataError(f"{path}:{number}: not JSON ({why})", path=f"{path}:{number}") from None
     if not isinstance(record, dict) or record.get("schema") != SCHEMA:
         raise ScnDataError(
             f"{path}:{number}: not a {SCHEMA} record", path=f"{path}:{number}: $.schema"
