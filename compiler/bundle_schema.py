@@ -44,9 +44,18 @@ _rel_path = {
 
 MANIFEST = {
     "type": "object",
-    "required": ["format", "files"],
+    "required": ["format", "files", "scenario", "seed"],
     "properties": {
         "format": _str,
+        "scenario": {
+            "type": "object",
+            "required": ["domain", "name"],
+            "properties": {"domain": _name, "name": _name, "title": _str},
+        },
+        "seed": {"type": "integer"},
+        "compiler": {"type": "object", "properties": {"name": _str, "version": _str}},
+        "counts": {"type": "object"},
+        "params": {"type": "object"},
         "files": {
             "type": "object",
             "propertyNames": _rel_path,
@@ -86,6 +95,31 @@ TOOL = {
 
 TOOLS = {"type": "array", "items": TOOL}
 
+_opt_int = {"type": ["integer", "null"]}
+_name_lists = {"type": "array", "items": _names}
+TRUTH = {
+    "type": "object",
+    "required": ["path"],
+    "properties": {
+        "kind": _str,
+        "path": _names,
+        "cost": _opt_num,
+        "calls": _opt_int,
+        "answer": {"type": "object"},
+        "layers": _name_lists,
+        "minimal_sets": _name_lists,
+        "optimal": _name_lists,
+        "optimal_truncated": {"type": "boolean"},
+        "reference": {"type": "array", "items": {"type": "object"}},
+        "critical_path": _names,
+        "critical_latency_ms": _opt_num,
+        "min_turns": _opt_int,
+        "shortest": _opt_int,
+        "ban_margin": _opt_int,
+        "graph": _str,
+    },
+}
+
 TASK = {
     "type": "object",
     "required": ["id", "tools", "costs", "given", "goals", "query"],
@@ -99,10 +133,31 @@ TASK = {
         "split": _str,
         "generator": _str,
         "record": _opt_str,
-        "info": {"type": "object"},
-        "subtasks": {"type": "array"},
-        "truth": {"type": "object"},
-        "constraints": {"type": "array"},
+        "info": {
+            "type": "object",
+            "properties": {
+                "subtask": _str,
+                "level": _str,
+                "shape": _str,
+                "shortest": {"type": ["integer", "null"]},
+            },
+        },
+        "subtasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "tool", "output", "depends_on"],
+                "properties": {
+                    "id": _name,
+                    "tool": _name,
+                    "output": _name,
+                    "depends_on": _names,
+                    "args": {"type": "object"},
+                },
+            },
+        },
+        "truth": TRUTH,
+        "constraints": {"type": "array", "items": {"type": "object"}},
     },
 }
 

@@ -218,21 +218,30 @@ def _size(value: list[Any] | tuple[Any, ...] | range) -> int:
     return len(value)
 
 
+def charge(work: int, span: Span | None) -> None:
+    """Count `work` loop iterations against the compile's budget (see `loop_budget`).
+
+    Raises:
+        ScnSemanticError: the compile has run out of iterations.
+    """
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget[0] -= work
+        if budget[0] < 0:
+            raise fail(
+                f"this loop takes the compile past {limits.MAX_TOTAL_ITERATIONS:,} loop "
+                "iterations in all (nested loops multiply)",
+                span,
+            )
+
+
 def as_iterable(value: Any, span: Span | None) -> list[Any]:
     """Return the elements of a list, range or enum value list, or fail with a clear message."""
     if isinstance(value, (list, tuple, range)):
         size = _size(value)
         if size > MAX_ITERATION:
             raise fail(f"cannot loop over {size} values (at most {MAX_ITERATION})", span)
-        budget = _BUDGET.get()
-        if budget is not None:
-            budget[0] -= size
-            if budget[0] < 0:
-                raise fail(
-                    f"this loop takes the compile past {limits.MAX_TOTAL_ITERATIONS:,} loop "
-                    "iterations in all (nested loops multiply)",
-                    span,
-                )
+        charge(size, span)
         return list(value)
     raise fail(f"expected a list or range to iterate over, got {kind_of(value)}", span)
 

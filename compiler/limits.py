@@ -39,8 +39,9 @@ MAX_STRING = 1_000_000
 MAX_FORMAT_WIDTH = 1_000
 #: Most values one loop or generator runs over.
 MAX_ITERATION = 100_000
-#: Most loop iterations one compile runs in total (nested loops multiply).
-MAX_TOTAL_ITERATIONS = 5_000_000
+#: Most loop iterations one compile runs in total, each `for` block iteration counting once per
+#: item of its body (nested loops multiply).
+MAX_TOTAL_ITERATIONS = 1_000_000
 #: Most records one backend may declare.
 MAX_RECORDS = 1_000_000
 #: Largest magnitude of a law's value or clamp bound (sums of such values stay finite).

@@ -24,6 +24,7 @@ from scn.evaluate import (
     Env,
     Symbol,
     as_iterable,
+    charge,
     did_you_mean,
     evaluate,
     fail,
@@ -317,7 +318,9 @@ def _item(item: m.Item, env: Env, state: _State, tools: ToolBuilder) -> None:
     elif isinstance(item, m.Tasks):
         state.tasks.append((item, env))
     elif isinstance(item, m.ForBlock):
-        for value in as_iterable(evaluate(item.iterable, env), item.iterable.span):
+        values = as_iterable(evaluate(item.iterable, env), item.iterable.span)
+        charge(len(values) * len(item.body), item.iterable.span)  # the body, once per value
+        for value in values:
             _walk(item.body, env.child({item.var: value}), state, tools)
     elif isinstance(item, m.IfBlock):
         cond = evaluate(item.condition, env)
