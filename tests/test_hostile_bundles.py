@@ -232,3 +232,29 @@ def test_deep_law_tree_is_refused(tmp_path: Path) -> None:
     _rehash(folder)
     with pytest.raises(ScnDataError, match=r"scenario.json"):
         LoadedBundle.load(folder)
+
+
+def _mutations() -> st.SearchStrategy[tuple[str, Any]]:
+    import fuzzing
+
+    def parsed(edit: tuple[str, str, bytes]) -> tuple[str, Any]:
+        name, rel, data = edit
+        try:
+            text = data.decode()
+            value = json.loads(text.splitlines()[0] if rel.endswith(".jsonl") else text)
+        except (ValueError, IndexError):
+            value = None
+        return rel, value
+
+    return fuzzing.bundle_edits().map(parsed)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_mutations())
+def test_fast_check_is_never_more_lenient_than_the_schema(edit: tuple[str, Any]) -> None:
+    """The compiled fast check accepts only what jsonschema accepts (it may defer more)."""
+    from scn.bundle_schema import _fast, _validator
+
+    rel, value = edit
+    if _fast(rel)(value):
+        assert next(iter(_validator(rel).iter_errors(value)), None) is None

@@ -192,8 +192,12 @@ def _collect_imports(
         if base is None:
             errors.error("imports need a file on disk to be relative to", item.span)
             continue
-        target = (base / item.path).resolve()
-        name = import_name(root.name, item.path)
+        try:
+            target = (base / item.path).resolve()
+            name = import_name(root.name, item.path)
+        except (ValueError, OSError) as e:  # a NUL byte, a name too long for the system
+            errors.error(f"cannot import {item.path!r}: not a usable path ({e})", item.span)
+            continue
         refused = _refused_import(target, item.path, roots)
         if refused is not None:
             errors.error(refused, item.span)
@@ -205,7 +209,11 @@ def _collect_imports(
             continue
         if str(target) in done:
             continue
-        if not target.is_file():
+        try:
+            exists = target.is_file()
+        except OSError:
+            exists = False
+        if not exists:
             where = f" ({name})" if name != item.path else ""
             errors.error(f"cannot import '{item.path}': no such file{where}", item.span)
             continue
