@@ -5,7 +5,7 @@
     python benchmarks/fuzz_campaign.py --target language --examples 5000
 
 Targets and outcomes are described in `tests/fuzzing.py`: an input is `ok`, `refused` (a
-located error), or a failure: `unlocated`, `crash:<Type>` or `hang` (over --seconds, by SIGALRM).
+located error), or a failure: `unlocated`, `crash:<Type>` or `hang` (over --seconds of CPU time, by SIGPROF).
 The first inputs of each failure kind are written to --failures (JSON Lines) to reproduce.
 Exit status 1 when any failure was seen.
 """

@@ -14,7 +14,7 @@ Targets (each a function of one drawn input that returns normally or raises):
 
 An outcome is `ok`, `refused` (a `ScnError` whose every diagnostic has a location: a span, or a
 file/JSON path), or a failure: `unlocated` (a `ScnError` without a location), `crash:<Type>` (any
-other exception) or `hang` (over the time limit, by SIGALRM). CI runs a short campaign
+other exception) or `hang` (over the CPU time limit, by SIGPROF). CI runs a short campaign
 (`tests/test_fuzz.py`); `benchmarks/fuzz_campaign.py` runs the long one.
 """
 
@@ -47,22 +47,24 @@ class Hang(Exception):
 
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise `Hang` in the main thread after `seconds` (SIGALRM; a no-op elsewhere)."""
+    """Raise `Hang` in the main thread after `seconds` of this process's CPU time (SIGPROF, so
+    a machine shared with other jobs does not turn a slow input into a hang; a no-op outside
+    the main thread)."""
 
     def expire(signum: int, frame: Any) -> None:
-        raise Hang(f"over {seconds} s")
+        raise Hang(f"over {seconds} s of CPU time")
 
     try:
-        previous = signal.signal(signal.SIGALRM, expire)
+        previous = signal.signal(signal.SIGPROF, expire)
     except ValueError:  # not the main thread
         yield
         return
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def classify(run: Callable[[], Any], seconds: float = 10.0) -> tuple[str, str]:
