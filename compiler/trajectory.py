@@ -44,15 +44,16 @@ def read_trajectories(path: Path) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     with paused_gc():
         data = Path(path).read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            number = data.count(b"\n", 0, e.start) + 1
+            raise ScnDataError(
+                f"{path}:{number}: not UTF-8 text (byte {e.start})", path=f"{path}:{number}"
+            ) from None
         # Split at newlines only: `splitlines` also splits at U+2028, form feeds and other
         # separators a JSON string may hold raw, which would tear a record and shift numbers.
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise ScnDataError(
-                    f"{path}:{number}: not UTF-8 text (byte {e.start})", path=f"{path}:{number}"
-                ) from None
+        for number, line in enumerate(text.split("\n"), start=1):
             _read_line(path, number, line, records)
     return records
 
