@@ -86,7 +86,14 @@ def test_a_third_party_family_is_scored_and_drawn(shop_runs: Path, tmp_path: Pat
     out = tmp_path / "report"
     result = cli("report", shop_runs, "-o", out)
     assert result.exit_code == 0 and result.stderr == "", result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["demo_answers.png", "report.json", "report.md"]
+    # Besides the report, the folder holds scn's marker (issue 16: only folders scn made are
+    # ever replaced).
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".scn-output",
+        "demo_answers.png",
+        "report.json",
+        "report.md",
+    ]
     assert (out / "demo_answers.png").read_bytes().startswith(PNG_MAGIC)
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "### Answer rate by task length" in md  # the family's breakdown metric
@@ -110,7 +117,11 @@ def test_a_family_not_loaded_leaves_the_general_metrics_and_names_its_plugin(
     assert "plugin 'demo-metrics'" in result.stderr and "scn-demo-metrics" in result.stderr
     result = cli("report", shop_runs, "-o", tmp_path / "report")
     assert result.exit_code == 0 and "'demo_answers'" in result.stderr
-    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["report.json", "report.md"]
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
+        ".scn-output",  # scn's marker (issue 16)
+        "report.json",
+        "report.md",
+    ]
 
 
 @pytest.fixture(scope="module")
