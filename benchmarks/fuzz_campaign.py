@@ -5,8 +5,9 @@
     python benchmarks/fuzz_campaign.py --target language --examples 5000
 
 Targets and outcomes are described in `tests/fuzzing.py`: an input is `ok`, `refused` (a
-located error), or a failure: `unlocated`, `crash:<Type>` or `hang` (over --seconds of CPU time, by SIGPROF).
-The first inputs of each failure kind are written to --failures (JSON Lines) to reproduce.
+located error), or a failure: `unlocated`, `crash:<Type>` or `hang` (over --seconds of CPU
+time, by SIGPROF). The first inputs of each failure kind are written to --failures (JSON
+Lines) to reproduce.
 Exit status 1 when any failure was seen.
 """
 
@@ -53,7 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     for target in targets:
         n = args.examples or max(1, int(PLAN[target] * args.scale))
         t0 = time.perf_counter()
-        outcomes = fuzzing.campaign(target, n, seconds=args.seconds, on_failure=on_failure)
+
+        def progress(so_far: Counter[str], target: str = target, n: int = n) -> None:
+            fails = sum(fuzzing.failures(so_far).values())
+            print(f"  {target}: {sum(so_far.values()):,} of {n:,}, failures {fails}", flush=True)
+
+        outcomes = fuzzing.campaign(
+            target, n, seconds=args.seconds, on_failure=on_failure, progress=progress
+        )
         seconds = time.perf_counter() - t0
         total.update(outcomes)
         fails = fuzzing.failures(outcomes)

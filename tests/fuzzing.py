@@ -356,9 +356,11 @@ def campaign(
     seconds: float = 10.0,
     seed: int | None = None,
     on_failure: Callable[[str, Any, str], None] | None = None,
+    progress: Callable[[Counter[str]], None] | None = None,
 ) -> Counter[str]:
     """Run `examples` inputs of `target`; return the count of each outcome. Failures are never
-    raised: each goes to `on_failure(outcome, input, detail)`."""
+    raised: each goes to `on_failure(outcome, input, detail)`; `progress(outcomes)` hears every
+    500 inputs."""
     make, run = TARGETS[target]
     outcomes: Counter[str] = Counter()
     folder = Path(tempfile.mkdtemp(prefix=f"scn-fuzz-{target}-"))
@@ -377,6 +379,8 @@ def campaign(
         outcomes[outcome] += 1
         if outcome not in ("ok", "refused") and on_failure is not None:
             on_failure(outcome, value, detail)
+        if progress is not None and sum(outcomes.values()) % 500 == 0:
+            progress(outcomes)
 
     try:
         one()
