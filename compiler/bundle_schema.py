@@ -118,7 +118,7 @@ TRUTH = {
         "min_turns": _opt_int,
         "shortest": _opt_int,
         "ban_margin": _opt_int,
-        "graph": _str,
+        "graph": _opt_str,
     },
 }
 
