@@ -193,6 +193,33 @@ LAW = {
     },
 }
 
+BLOCKER = {
+    "type": "object",
+    "required": ["name", "effect"],
+    "properties": {
+        "name": _name,
+        "effect": _name,
+        "effect_args": {"type": "array", "items": _str},
+        "count": {"type": "array", "items": {"type": "integer"}, "maxItems": 2},
+        "messages": {"type": "array", "items": _str},
+        "signal": _str,
+        "trigger": _str,
+        "guarantee": _str,
+    },
+}
+
+CONSTRAINT = {
+    "type": "object",
+    "properties": {
+        "name": _str,
+        "kind": _str,
+        "scope": _str,
+        "dimension": _opt_str,
+        "message": _opt_str,
+        "params": {"type": "object"},
+    },
+}
+
 SCENARIO = {
     "type": "object",
     "required": ["name", "domain", "laws", "params"],
@@ -204,8 +231,8 @@ SCENARIO = {
         "laws": {"type": "array", "items": LAW},
         "params": {"type": "object"},
         "harness": {"type": "object", "additionalProperties": _names},
-        "blockers": {"type": "array", "items": {"type": "object"}},
-        "constraints": {"type": "array", "items": {"type": "object"}},
+        "blockers": {"type": "array", "items": BLOCKER},
+        "constraints": {"type": "array", "items": CONSTRAINT},
         "datatypes": {"type": "array", "items": {"type": "object"}},
         "enums": {"type": "object"},
     },
