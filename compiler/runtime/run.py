@@ -248,7 +248,8 @@ def pending_tasks(
 
     Checks every task id and the blocker before any episode starts, keys the episodes already
     written by (task, agent, `wanted` settings), and leaves `out` ready to append to (its folder
-    made, a last line without its newline completed or, when torn, moved to `<out>.torn`). `run` and `run_concurrent` both start here.
+    made, a last line without its newline completed or, when torn, moved to `<out>.torn`).
+    `run` and `run_concurrent` both start here.
     """
     ids = list(tasks) if tasks is not None else list(bundle.tasks)
     for task_id in ids:
