@@ -98,3 +98,11 @@ def test_plain_actions_are_not_refused() -> None:
     assert action_problem({"type": "call", "tool": TOOL, "args": {"a": "1"}}) is None
     assert action_problem({"type": "parallel", "calls": [{"tool": TOOL, "args": {}}]}) is None
     assert action_problem({"type": "answer", "answer": "done"}) is None
+
+
+def test_calls_of_any_type_are_an_error_result() -> None:
+    """Found by the long campaign: `calls` given as a number once raised in the check."""
+    env = _env()
+    for calls in (157, "x", None, {"tool": TOOL}):
+        _, _, _, info = env.step({"type": "parallel", "calls": calls})
+        assert info["error"]

@@ -89,7 +89,9 @@ def action_problem(action: Any) -> str | None:
     calls = action.get("calls")
     if isinstance(calls, list) and len(calls) > MAX_CALLS:
         return f"a parallel action makes at most {MAX_CALLS} calls, not {len(calls)}"
-    for i, call in enumerate([action] if "tool" in action else calls or []):
+    for i, call in enumerate(
+        [action] if "tool" in action else calls if type(calls) is list else []
+    ):
         if not isinstance(call, dict):
             continue
         if "tool" in call and not isinstance(call["tool"], str):
