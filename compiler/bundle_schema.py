@@ -101,7 +101,7 @@ _opt_int = {"type": ["integer", "null"]}
 _name_lists = {"type": "array", "items": _names}
 TRUTH = {
     "type": "object",
-    "required": ["path"],
+    "required": ["path", "cost"],
     "properties": {
         "kind": _str,
         "path": _names,
