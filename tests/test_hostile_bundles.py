@@ -141,6 +141,8 @@ def test_symlink_out_of_the_bundle_is_refused(tmp_path: Path) -> None:
         ("tools/internal.json", lambda d: d[0].update(params=5), r"\$\[0\].params"),
         ("tools/internal.json", lambda d: d.append(dict(d[0])), "appears twice"),
         ("scenario.json", lambda d: d.update(laws={}), r"\$.laws"),
+        # found by the long fuzzing campaign: each once crashed the runtime
+        ("scenario.json", lambda d: d["blockers"][0].update(effect={}), r"\$.blockers\[0\].effect"),
     ],
 )
 def test_edited_data_is_refused_with_a_json_path(
@@ -258,3 +260,16 @@ def test_fast_check_is_never_more_lenient_than_the_schema(edit: tuple[str, Any])
     rel, value = edit
     if _fast(rel)(value):
         assert next(iter(_validator(rel).iter_errors(value)), None) is None
+
+
+def test_a_task_without_truth_cost_is_refused(tmp_path: Path) -> None:
+    """Found by the long fuzzing campaign: `env.reset` read a missing `truth.cost`."""
+    folder = _copy(tmp_path)
+    lines = (folder / "tasks.jsonl").read_text().splitlines()
+    task = json.loads(lines[0])
+    del task["truth"]["cost"]
+    lines[0] = json.dumps(task)
+    (folder / "tasks.jsonl").write_text("\n".join(lines) + "\n")
+    _rehash(folder)
+    with pytest.raises(ScnDataError, match=r"tasks.jsonl:1: \$.truth: 'cost' is a required"):
+        LoadedBundle.load(folder)
