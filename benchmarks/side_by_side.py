@@ -93,6 +93,15 @@ BENCHES: tuple[Bench, ...] = (
     ),
     Bench("runtime", "runtime_speed.py", ("--quick",), _RUNTIME),
     Bench("runtime-steps", "runtime_speed.py", ("--only", "steps"), _RUNTIME),
+    Bench(  # issue 16: price redraws and bundle loads (the BEFORE side runs the AFTER's copy)
+        "redraw",
+        "redraw_speed.py",
+        (),
+        (
+            Pattern(r"^price redraw: " + FLOAT, "price redraw us CPU", 1),
+            Pattern(r"^bundle load: " + FLOAT, "bundle load ms CPU", 1),
+        ),
+    ),
     Bench("validation", "validation_speed.py", ("--quick",), _VALIDATION),
     Bench("validation-full", "validation_speed.py", (), _VALIDATION),
     Bench(

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnError
 from scn.emit.bundle import Bundle
+from scn.evaluate import loop_budget
+from scn.limits import recursion_room
 from scn.parse import paused_gc
 from scn.source import SourceFile
 from scn.stages import STAGES, run_stages
@@ -47,6 +49,12 @@ def resolve_target(target: str, registry: Registry) -> SourceFile:
     if path.suffix == ".scn" or path.is_file():
         if not path.is_file():
             raise ScnError(f"no such file: {target}", path=target, code="usage")
+        if path.suffix != ".scn":  # never parse (and quote in a diagnostic) a file of another kind
+            raise ScnError(
+                f"{target} is not a .scn file; scn compiles .scn source only",
+                path=target,
+                code="usage",
+            )
         try:
             return SourceFile.read(path)
         except (OSError, UnicodeDecodeError) as e:
@@ -91,7 +99,7 @@ def compile_source(
     value: Any = source
     # The whole compile, not only the parse: its models, tasks and prices all live to the end,
     # and a large cost-domain bundle compiles 15-20% faster without the collector.
-    with paused_gc():
+    with paused_gc(), loop_budget(), recursion_room():
         for stage in STAGES:
             if on_stage is not None:
                 on_stage(stage.name)

@@ -23,6 +23,7 @@ from typing import Any
 
 from attrs import frozen
 
+from scn.bundle_schema import check_file
 from scn.diagnostics import ScnDataError
 
 #: Version of the bundle layout; `scn run` refuses bundles of another version.
@@ -76,15 +77,24 @@ def read_bundle(root: Path) -> Bundle:
     manifest_path = root / "manifest.json"
     if not manifest_path.is_file():
         raise ScnDataError(f"{root} is not a bundle: it has no manifest.json", path=str(root))
+    raw = manifest_path.read_bytes()
     try:
-        manifest = json.loads(manifest_path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ScnDataError(f"{manifest_path}: not valid JSON ({e})", path="$") from None
+        manifest = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        problem = "nested too deeply" if isinstance(e, RecursionError) else str(e)[:200]
+        raise ScnDataError(f"{manifest_path}: not valid JSON ({problem})", path="$") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
         raise ScnDataError(f"{manifest_path}: has no 'files' table", path="$.files")
-    files = {"manifest.json": manifest_path.read_bytes()}
+    check_file("manifest.json", raw)
+    files = {"manifest.json": raw}
+    inside = root.resolve()
     for rel, digest in sorted(manifest["files"].items()):
         path = root / rel
+        if not _inside(path, inside):
+            raise ScnDataError(
+                f"{root}: manifest names {rel!r}, which is outside the bundle folder",
+                path=f"$.files[{rel!r}]",
+            )
         if not path.is_file():
             raise ScnDataError(
                 f"{root}: file {rel} named in the manifest is missing", path=f"$.files[{rel!r}]"
@@ -97,6 +107,15 @@ def read_bundle(root: Path) -> Bundle:
             )
         files[rel] = data
     return Bundle(files)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether `path`, with every symlink followed, lies inside the folder `root` (resolved)."""
+    try:
+        path.resolve().relative_to(root)
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def check_format(manifest: Mapping[str, Any], root: Path | str) -> None:

@@ -22,6 +22,7 @@ from scn.api import compile_source, load_registry, resolve_target
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnError, Severity, render_json, render_text
 from scn.emit.bundle import write_bundle
+from scn.safe_files import allow_import_option, roots
 from scn.stages import STAGE_NAMES
 
 if TYPE_CHECKING:
@@ -165,26 +166,34 @@ def main() -> None:
 @click.argument("targets", nargs=-1, required=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@allow_import_option
 @diagnostics_option
 def check(
-    targets: tuple[str, ...], seed: int, sets: tuple[str, ...], diagnostics_format: str
+    targets: tuple[str, ...],
+    seed: int,
+    sets: tuple[str, ...],
+    allow_import: tuple[Path, ...],
+    diagnostics_format: str,
 ) -> None:
-    """Check files (or DOMAIN[/SCENARIO]) through solving, without writing anything."""
+    """Check files (or DOMAIN[/SCENARIO]) through verify, without writing anything."""
     reporter = _Reporter(diagnostics_format)
     failed = 0
     with _boundary(reporter):
         registry = reporter.load_registry()
         overrides = _parse_sets(sets)
     for target in targets:
-        ctx = CompileContext(registry, seed, overrides, sources=reporter.sources)
-        try:
-            solved = compile_source(resolve_target(target, registry), ctx=ctx, until="solve")
-        except ScnError as e:
-            reporter.report(e)
-            failed += 1
-            continue
-        s = solved.scenario
-        click.echo(f"{target}: ok ({len(s.tools)} tools, {len(s.tasks)} tasks)")
+        ctx = CompileContext(
+            registry, seed, overrides, import_roots=roots(allow_import), sources=reporter.sources
+        )
+        with _boundary(reporter):  # anything but a located error is an internal one (exit 70)
+            try:  # through verify: a file whose ground truth fails to replay is not ok
+                bundle = compile_source(resolve_target(target, registry), ctx=ctx)
+            except ScnError as e:
+                reporter.report(e)
+                failed += 1
+                continue
+        counts = bundle.json("manifest.json").get("counts", {})
+        click.echo(f"{target}: ok ({counts.get('tools')} tools, {counts.get('tasks')} tasks)")
     sys.exit(EXIT_INPUT if failed else EXIT_OK)
 
 
@@ -206,6 +215,7 @@ def check(
 @click.option("--force", is_flag=True, help="Replace an existing bundle at --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.option("--strict", is_flag=True, help="Verify's warnings (shortcut probes) are errors.")
+@allow_import_option
 @diagnostics_option
 def compile_cmd(
     target: str,
@@ -216,6 +226,7 @@ def compile_cmd(
     force: bool,
     quiet: bool,
     strict: bool,
+    allow_import: tuple[Path, ...],
     diagnostics_format: str,
 ) -> None:
     """Compile TARGET (a .scn file, `-`, or DOMAIN[/SCENARIO]) into a bundle."""
@@ -225,7 +236,12 @@ def compile_cmd(
     with _boundary(reporter):
         registry = reporter.load_registry()
         ctx = CompileContext(
-            registry, seed, _parse_sets(sets), sources=reporter.sources, strict=strict
+            registry,
+            seed,
+            _parse_sets(sets),
+            import_roots=roots(allow_import),
+            sources=reporter.sources,
+            strict=strict,
         )
         source = resolve_target(target, registry)
         if emit_stage is not None:

@@ -29,6 +29,9 @@ class CompileContext:
     registry: Registry
     seed: int = 42
     overrides: Mapping[str, str] = field(factory=dict)
+    #: Folders `.scn` imports may read besides the compiled file's own folder tree and the
+    #: registered domains' folders (`--allow-import DIR`).
+    import_roots: tuple[str, ...] = ()
     #: Every source file read so far, by name: only for rendering diagnostics and hashing specs.
     sources: dict[str, Any] = field(factory=dict, eq=False)
     #: `scn compile --strict`: what verify would warn about is an error instead.
@@ -36,3 +39,6 @@ class CompileContext:
     #: Warnings a stage reports without stopping the compile (`scn.diagnostics.Diagnostic`s,
     #: severity warning); `scn compile` prints them. Appended to, never read, by stages.
     warnings: list[Any] = field(factory=list, eq=False)
+    #: Where each task was declared (task id -> `Span` of its `tasks` block), noted by emit so
+    #: that verify can point a failing task at its source.
+    task_spans: dict[str, Any] = field(factory=dict, eq=False)

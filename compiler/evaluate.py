@@ -9,6 +9,8 @@ is kept: no draw ever happens without a seed derived from the scenario's seed ru
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
 import functools
 import inspect
@@ -16,11 +18,12 @@ import math
 import operator
 import random
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from attrs import define, field, frozen
 
+from scn import limits
 from scn import model as m
 from scn.diagnostics import ScnPluginError, ScnSemanticError
 from scn.source import Span
@@ -188,8 +191,24 @@ def string_method(name: str) -> Callable[[str], str] | None:
 
 
 #: The most values one loop or generator may run over (a typo like `1..100000000` would
-#: otherwise expand for hours instead of failing).
-MAX_ITERATION = 100_000
+#: otherwise expand for hours instead of failing). The limits live in `scn.limits`.
+MAX_ITERATION = limits.MAX_ITERATION
+
+#: Loop iterations left in this compile (None: no compile is counting, e.g. a REPL or a test).
+_BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "scn_loop_budget", default=None
+)
+
+
+@contextlib.contextmanager
+def loop_budget(total: int = limits.MAX_TOTAL_ITERATIONS) -> Iterator[None]:
+    """Count the loop iterations of one compile: nested loops multiply, so each loop's own
+    limit does not bound the work, and a compile stops at `total` iterations in all."""
+    token = _BUDGET.set([total])
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
 
 
 def _size(value: list[Any] | tuple[Any, ...] | range) -> int:
@@ -199,12 +218,30 @@ def _size(value: list[Any] | tuple[Any, ...] | range) -> int:
     return len(value)
 
 
+def charge(work: int, span: Span | None) -> None:
+    """Count `work` loop iterations against the compile's budget (see `loop_budget`).
+
+    Raises:
+        ScnSemanticError: the compile has run out of iterations.
+    """
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget[0] -= work
+        if budget[0] < 0:
+            raise fail(
+                f"this loop takes the compile past {limits.MAX_TOTAL_ITERATIONS:,} loop "
+                "iterations in all (nested loops multiply)",
+                span,
+            )
+
+
 def as_iterable(value: Any, span: Span | None) -> list[Any]:
     """Return the elements of a list, range or enum value list, or fail with a clear message."""
     if isinstance(value, (list, tuple, range)):
         size = _size(value)
         if size > MAX_ITERATION:
             raise fail(f"cannot loop over {size} values (at most {MAX_ITERATION})", span)
+        charge(size, span)
         return list(value)
     raise fail(f"expected a list or range to iterate over, got {kind_of(value)}", span)
 
@@ -256,6 +293,11 @@ def _arith(op: str, a: Any, b: Any, span: Span | None) -> Any:
             (isinstance(a, str) and isinstance(b, str))
             or (isinstance(a, list) and isinstance(b, list))
         ):
+            if len(a) + len(b) > limits.MAX_STRING:
+                what = "string" if isinstance(a, str) else "list"
+                raise fail(
+                    f"a {what} of {len(a) + len(b):,} elements; at most {limits.MAX_STRING:,}", span
+                )
             return a + b
         a, b = as_number(a, span), as_number(b, span)
     if b == 0 and (op == "/" or op == "%"):
@@ -263,7 +305,14 @@ def _arith(op: str, a: Any, b: Any, span: Span | None) -> Any:
     result = _ARITH[op](a, b)
     if type(result) is float and not math.isfinite(result):
         raise fail("arithmetic overflow", span)
+    if type(result) is int and result.bit_length() > _MAX_INT_BITS:
+        raise fail("arithmetic overflow (a whole number over 300 digits)", span)
     return result
+
+
+#: Whole numbers stay under 10**300: past that they would not convert to floats for laws, and
+#: repeated products would grow without bound.
+_MAX_INT_BITS = 996
 
 
 def evaluate(expr: m.Expr, env: Env) -> Any:
@@ -457,6 +506,11 @@ def render(template: m.Template, env: Env) -> str:
         if isinstance(value, float) and value.is_integer() and not part.spec:
             value = int(value)
         if part.spec:
+            if any(int(n) > limits.MAX_FORMAT_WIDTH for n in re.findall(r"\d+", part.spec)):
+                raise fail(
+                    f"format '{part.spec}' is wider than {limits.MAX_FORMAT_WIDTH} characters",
+                    part.expr.span,
+                )
             try:
                 out.append(format(value, part.spec))
             except (ValueError, TypeError) as e:
@@ -465,4 +519,8 @@ def render(template: m.Template, env: Env) -> str:
                 ) from None
         else:
             out.append(str(value))
-    return "".join(out)
+    text = "".join(out)
+    if len(text) > limits.MAX_STRING:
+        where = next((p.expr.span for p in template.parts if p.expr is not None), None)
+        raise fail(f"a string of {len(text):,} characters; at most {limits.MAX_STRING:,}", where)
+    return text

@@ -22,6 +22,7 @@ from typing import Any
 
 from scn import model as m
 from scn.evaluate import Env, evaluate
+from scn.limits import MAX_LAW_VALUE
 from scn.scenario import LawOpDef
 
 #: Names a law sees per draw, with their static types.
@@ -153,21 +154,30 @@ def fast_law(
     lines = [
         "def law(rng, parts, k):",
         f"    v = {body}",
-        "    if type(v) is bool or v - v != 0:",
+        "    if type(v) is bool or v - v != 0 or not -1e12 <= v <= 1e12:",
         "        return None",
         "    v = float(v)",
     ]
     for op in ops:
         if op.op == "round":
-            lines.append(f"    v = round(v, {op.digits or 0})")
+            # Bound by name, never pasted: `digits` comes from a bundle's scenario.json too.
+            digits = op.digits or 0
+            if type(digits) is not int:
+                return None
+            lines.append(f"    v = round(v, {writer.bind(digits)})")
             continue
         if op.low is not None:
             lines.append(f"    v = max({writer.bind(op.low)}, v)")
         if op.high is not None:
             lines.append(f"    v = min({writer.bind(op.high)}, v)")
     lines.append("    return v")
+    assert MAX_LAW_VALUE == 1e12  # written into the function above
     namespace: dict[str, Any] = {**writer.names, "_finite": _finite}
-    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - our own source, from the AST
+    try:
+        # Our own source, from the AST; every constant is bound by name, none pasted in.
+        exec("\n".join(lines) + "\n", namespace)  # noqa: S102
+    except (SyntaxError, RecursionError, MemoryError):
+        return None  # too deeply nested for Python's compiler (a long sum): the closures answer
     return namespace["law"]
 
 

@@ -31,6 +31,7 @@ from scn.evaluate import (
 from scn.evaluate import (
     _arith as arith,
 )
+from scn.limits import MAX_LAW_VALUE
 from scn.scenario import LawDef, LawOpDef
 from scn.seeds import derive_digest
 from scn.seeds import derive_seed as derive_seed  # re-exported: callers use scn.laws.derive_seed
@@ -215,18 +216,26 @@ def ops_to_data(law: m.Law, env: Env) -> tuple[LawOpDef, ...]:
                 raise fail("round takes a whole number of digits from 0 to 12", op.args[0].span)
             out.append(LawOpDef("round", digits=digits))
         elif len(op.args) == 2:
-            lo = as_number(evaluate(op.args[0], env), op.args[0].span)
-            hi = as_number(evaluate(op.args[1], env), op.args[1].span)
+            lo = _bound(evaluate(op.args[0], env), op.args[0].span)
+            hi = _bound(evaluate(op.args[1], env), op.args[1].span)
             if lo > hi:
                 raise fail(f"clamp({lo}, {hi}) has its bounds reversed", op.span)
             out.append(LawOpDef("clamp", low=float(lo), high=float(hi)))
         else:
-            bound = float(as_number(evaluate(op.args[0], env), op.args[0].span))
+            bound = float(_bound(evaluate(op.args[0], env), op.args[0].span))
             if op.compare in (">=", ">"):
                 out.append(LawOpDef("clamp", low=bound))
             else:
                 out.append(LawOpDef("clamp", high=bound))
     return tuple(out)
+
+
+def _bound(value: Any, span: Any) -> int | float:
+    """A clamp bound: a number within the law value limit."""
+    number = as_number(value, span)
+    if not -MAX_LAW_VALUE <= number <= MAX_LAW_VALUE:
+        raise fail(f"a clamp bound of {number:g} is beyond the limit of ±{MAX_LAW_VALUE:g}", span)
+    return number
 
 
 def apply_ops(value: float, ops: Sequence[LawOpDef]) -> float:
@@ -400,6 +409,8 @@ def draw_with(
     value = as_number(law(rng, {"parts": list(parts), "k": len(parts) or 1}), span)
     if not math.isfinite(value):
         raise fail("the law produced a value that is not finite", span)
+    if not -MAX_LAW_VALUE <= value <= MAX_LAW_VALUE:
+        raise fail(f"the law produced {value:g}, beyond the limit of ±{MAX_LAW_VALUE:g}", span)
     return apply_ops(float(value), ops)
 
 

@@ -18,7 +18,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from scn._gc import paused_gc as paused_gc
 from scn.diagnostics import ScnSyntaxError
-from scn.source import SourceFile, Span
+from scn.limits import check_source
+from scn.source import SourceFile, Span, lines_of
 
 #: Words for terminals in "expected one of" lists; keywords are shown quoted.
 TERMINAL_WORDS = {
@@ -228,7 +229,7 @@ def _first_error_line(text: str) -> int | None:
         parser().parse(text, start="start")
     except UnexpectedInput as e:
         if isinstance(e, UnexpectedToken) and e.token.type == "$END":
-            return len(text.splitlines()) + 1
+            return len(lines_of(text)) + 1
         return getattr(e, "line", None)
     return None
 
@@ -266,7 +267,7 @@ def _span_at(source: SourceFile, line: int, column: int, width: int = 1) -> Span
 
 
 def _end_span(source: SourceFile) -> Span:
-    lines = source.text.splitlines() or [""]
+    lines = lines_of(source.text) or [""]
     line = len(lines)
     column = len(lines[-1]) + 1
     return Span(source.name, line, column, line, column + 1)
@@ -342,6 +343,7 @@ def parse_tree(source: SourceFile) -> Tree:
     Raises:
         ScnSyntaxError: the text does not match the grammar.
     """
+    check_source(source)
     try:
         with paused_gc():
             return parser().parse(source.text, start="start")

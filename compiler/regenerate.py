@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from scn.api import compile_target, load_registry
 from scn.emit.bundle import Bundle, write_bundle
+from scn.folders import MARKER
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry
@@ -40,7 +41,11 @@ def build(entry: dict[str, object], registry: Registry) -> Bundle:
 def differences(bundle: Bundle, folder: Path) -> list[str]:
     """Return the relative paths that differ between `bundle` and the files in `folder`."""
     on_disk = (
-        {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+        {
+            p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in folder.rglob("*")
+            if p.is_file() and p.name != MARKER  # scn's own mark on a folder it wrote
+        }
         if folder.is_dir()
         else {}
     )

@@ -12,12 +12,26 @@ from pathlib import Path
 from attrs import field, frozen
 
 
+def _without_bom(text: str) -> str:
+    """Drop a UTF-8 byte order mark: editors on Windows write one, and it is not source."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def lines_of(text: str) -> list[str]:
+    """Split source text at newlines only, as the parser counts lines (`str.splitlines` also
+    splits at form feeds and other separators, which would shift every later line number)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 @frozen
 class SourceFile:
     """One `.scn` text with the name it is reported under."""
 
     name: str
-    text: str = field(repr=False)
+    text: str = field(repr=False, converter=_without_bom)
 
     @classmethod
     def read(cls, path: str | Path) -> SourceFile:
@@ -27,7 +41,7 @@ class SourceFile:
 
     def line(self, number: int) -> str:
         """Return line `number` (1-based) without its newline, or '' past the end."""
-        lines = self.text.splitlines()
+        lines = lines_of(self.text)
         if 1 <= number <= len(lines):
             return lines[number - 1]
         return ""
@@ -62,7 +76,7 @@ def render_context(source: SourceFile | None, span: Span) -> str:
     if source is None:
         return ""
     text = source.line(span.line)
-    if not text and span.line > len(source.text.splitlines()):
+    if not text and span.line > len(lines_of(source.text)):
         return ""
     expanded = text.expandtabs(1)
     start = max(span.column - 1, 0)

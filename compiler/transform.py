@@ -22,6 +22,7 @@ from lark.exceptions import GrammarError, UnexpectedInput, VisitError
 from scn import model as m
 from scn.diagnostics import ScnError, ScnSyntaxError
 from scn.fastparse import NoFastParse, fast_parser
+from scn.limits import check_source
 from scn.parse import parse_expr_tree, parse_tree, paused_gc, syntax_error
 from scn.source import SourceFile, Span
 
@@ -591,6 +592,7 @@ def parse(source: SourceFile) -> m.File:
     goes wrong while building, is done again by Lark and `to_model`, so that every error (and the
     order errors are found in: all syntax first, then templates) is exactly theirs.
     """
+    check_source(source)
     fast = fast_parser(_Build)
     if fast is not None:
         try:

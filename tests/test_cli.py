@@ -90,7 +90,9 @@ def test_unknown_target_is_a_usage_error() -> None:
 def test_compile_writes_a_bundle_whose_manifest_matches(bundle: Path) -> None:
     manifest = json.loads((bundle / "manifest.json").read_text())
     files = tree_bytes(bundle)
-    assert set(files) == set(manifest["files"]) | {"manifest.json"}
+    # Besides its files, a bundle folder holds scn's marker (issue 16: only folders scn made
+    # are ever replaced).
+    assert set(files) == set(manifest["files"]) | {"manifest.json", ".scn-output"}
     for name, digest in manifest["files"].items():
         assert hashlib.sha256(files[name]).hexdigest() == digest
     assert manifest["counts"]["tools"] == 4 and manifest["counts"]["tasks"] == 3

@@ -86,7 +86,10 @@ def test_a_third_party_family_is_scored_and_drawn(shop_runs: Path, tmp_path: Pat
     out = tmp_path / "report"
     result = cli("report", shop_runs, "-o", out)
     assert result.exit_code == 0 and result.stderr == "", result.stderr
+    # Besides the report, the folder holds scn's marker (issue 16: only folders scn made are
+    # ever replaced).
     assert sorted(p.name for p in out.iterdir()) == [
+        ".scn-output",
         "demo_answers.png",
         "report.html",
         "report.json",
@@ -116,6 +119,7 @@ def test_a_family_not_loaded_leaves_the_general_metrics_and_names_its_plugin(
     result = cli("report", shop_runs, "-o", tmp_path / "report")
     assert result.exit_code == 0 and "'demo_answers'" in result.stderr
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
+        ".scn-output",  # scn's marker (issue 16)
         "report.html",
         "report.json",
         "report.md",

@@ -1,9 +1,9 @@
 """Writing bundles to disk, atomically (the compiler's side of `scn.bundle_format`).
 
 A bundle is written into a temporary sibling directory and renamed into place only when complete,
-so a failed compile leaves nothing behind and never half-overwrites a good bundle (the procedure,
-shared with reports, is `scn.folders.replace_folder`). What a bundle
-is (its in-memory form, serialisation, hashing, reading) lives in `scn.bundle_format`, which the
+so a failed compile leaves nothing behind and never half-overwrites a good bundle (the procedure
+and the rule of which folders may be replaced, shared with reports, are `scn.folders`). What a
+bundle is (its in-memory form, serialisation, hashing, reading) lives in `scn.bundle_format`, which the
 runtime imports without this stage package; the names are re-exported here for the compiler.
 """
 
@@ -26,12 +26,6 @@ def write_bundle(bundle: Bundle, out: Path, *, force: bool = False) -> None:
     if out.exists():
         if not force:
             raise ScnEmitError(f"{out} already exists; pass --force to replace it", path=str(out))
-        if not out.is_dir():
-            raise ScnEmitError(f"{out} exists and is not a directory", path=str(out))
-        if any(out.iterdir()) and not (out / "manifest.json").is_file():
-            raise ScnEmitError(
-                f"{out} is not empty and holds no bundle; refusing to replace it", path=str(out)
-            )
     replace_folder(bundle.files, out, "bundle")
 
 

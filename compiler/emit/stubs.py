@@ -17,7 +17,7 @@ TRIPLE = '"' * 3
 
 def function_name(tool: str, taken: set[str]) -> str:
     """Return a unique Python identifier for tool `tool` (names may hold '-' or '.')."""
-    base = "tool_" + re.sub(r"\W", "_", tool)
+    base = "tool_" + re.sub(r"\W", "_", tool, flags=re.ASCII)
     name = base
     n = 2
     while name in taken:
@@ -25,6 +25,14 @@ def function_name(tool: str, taken: set[str]) -> str:
         n += 1
     taken.add(name)
     return name
+
+
+def inert(text: str) -> str:
+    """Return `text` safe to place in a comment or docstring of generated code: no line break,
+    quote or backslash of it can end the comment or string (names and file names come from the
+    user's `.scn`; a newline in a scenario name once ended the header comment)."""
+    escaped = text.encode("unicode_escape").decode("ascii")
+    return escaped.replace('"', '\\"')
 
 
 def docstring(tool: ToolDef) -> list[str]:
@@ -57,8 +65,8 @@ def emit_stubs(scenario: Scenario, source: str, version: str) -> bytes:
     text = render(
         "stubs.py.j2",
         tools=rows,
-        scenario=f"{scenario.domain}/{scenario.name}",
-        source=source,
+        scenario=inert(f"{scenario.domain}/{scenario.name}"),
+        source=inert(source),
         version=version,
     )
     return text.encode("utf-8")

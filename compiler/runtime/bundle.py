@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from attrs import define
 
-from scn.bundle_format import check_format, load_stubs, read_bundle, sha256
+from scn.bundle_format import check_format, read_bundle, sha256
+from scn.bundle_schema import check_bundle
 from scn.diagnostics import ScnDataError
 from scn.runtime import world
+from scn.runtime.answers import Answers, Backend
 
 
 @define
@@ -28,8 +29,8 @@ class LoadedBundle:
     manifest_sha256: str
     tools: dict[str, dict[str, Any]]
     tasks: dict[str, dict[str, Any]]
-    stubs: ModuleType
-    backend: Any
+    stubs: Answers  #: tool answers built from data; the bundle's `stubs.py` is never imported
+    backend: Backend
     scenario: dict[str, Any]
     world: Any = None  # a `scn.runtime.world` world, for bundles that ship one
 
@@ -44,16 +45,19 @@ class LoadedBundle:
         files = read_bundle(root)
         manifest = json.loads(files.files["manifest.json"])
         check_format(manifest, root)
-        stubs = load_stubs(root, name=f"scn_stubs_{sha256(files.files['stubs.py'])[:12]}")
+        data = check_bundle(files.files)
+        tools = _unique(data["tools/internal.json"][0], "name", "tools/internal.json")
+        tasks = _unique(data["tasks.jsonl"], "id", "tasks.jsonl")
+        _check_references(tools, tasks)
         return cls(
             root=root,
             manifest=manifest,
             manifest_sha256=sha256(files.files["manifest.json"]),
-            tools={t["name"]: t for t in files.json("tools/internal.json")},
-            tasks={t["id"]: t for t in files.jsonl("tasks.jsonl")},
-            stubs=stubs,
-            backend=stubs.Backend.load(root),
-            scenario=files.json("scenario.json"),
+            tools=tools,
+            tasks=tasks,
+            stubs=Answers(tools.values()),
+            backend=Backend(data["backend.jsonl"]),
+            scenario=data["scenario.json"][0],
             world=world.load(files.files),
         )
 
@@ -80,3 +84,36 @@ class LoadedBundle:
         if tool in task["costs"]:
             return float(task["costs"][tool])
         return float(self.tools[tool].get("cost") or 0.0)
+
+
+def _unique(rows: list[dict[str, Any]], key: str, name: str) -> dict[str, dict[str, Any]]:
+    """Index records by `key`, refusing a name given twice (a later one would hide the first)."""
+    out: dict[str, dict[str, Any]] = {}
+    for i, row in enumerate(rows):
+        if row[key] in out:
+            raise ScnDataError(
+                f"{name}: {key} {row[key]!r} appears twice (bundle schema)", path=f"{name} $[{i}]"
+            )
+        out[row[key]] = row
+    return out
+
+
+def _check_references(tools: dict[str, dict[str, Any]], tasks: dict[str, dict[str, Any]]) -> None:
+    """Refuse a task naming a tool the bundle does not define (it would fail mid-episode)."""
+    for task_id, task in tasks.items():
+        for field in ("tools", "costs"):
+            for name in task[field]:
+                if name not in tools:
+                    raise ScnDataError(
+                        f"tasks.jsonl: task {task_id!r} names tool {name!r} in {field!r}, which "
+                        "tools/internal.json does not define (bundle schema)",
+                        path=f"tasks.jsonl $.{field}",
+                    )
+    for name, tool in tools.items():
+        for part in tool["components"]:
+            if part not in tools:
+                raise ScnDataError(
+                    f"tools/internal.json: tool {name!r} has component {part!r}, which is not "
+                    "a tool of the bundle (bundle schema)",
+                    path="tools/internal.json $.components",
+                )

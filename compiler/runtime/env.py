@@ -25,6 +25,7 @@ from scn.runtime import blockers as bl
 from scn.runtime import constraints as cons
 from scn.runtime import effects
 from scn.runtime import protocols as protos
+from scn.runtime.action_check import action_problem, recorded
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.harness import Harness, harness_of
 from scn.runtime.results import CallResult
@@ -230,10 +231,13 @@ class Env:
         violations: list[dict[str, Any]] = []
         feedback = error = None
         extra: dict[str, Any] = {}
-        kind = action.get("type") if isinstance(action, dict) else None
         enforced = self.enforced
         refused: list[CallResult] = []
-        if kind in ("call", "parallel"):
+        problem = action_problem(action)  # plain JSON data within limits (`action_check`)
+        kind = action.get("type") if isinstance(action, dict) and problem is None else None
+        if problem is not None:
+            error = problem
+        elif kind in ("call", "parallel"):
             calls = [action] if kind == "call" else action.get("calls")
             if isinstance(calls, list) and calls:
                 if enforced:
@@ -255,7 +259,7 @@ class Env:
         self.steps.append(
             {
                 "index": len(self.steps),
-                "action": action if isinstance(action, dict) else repr(action),
+                "action": recorded(action, problem),
                 "results": [r.to_dict() for r in results],
                 "cost": round(sum(r.cost for r in results), 6),
                 "error": error,

@@ -22,6 +22,7 @@ from typing import Any
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.failures import FailFast
 from scn.runtime.run import episode, harness_block, pending_tasks, settings
+from scn.safe_files import LineAppender
 
 __all__ = ["attach_step_log", "run_concurrent"]
 
@@ -84,7 +85,7 @@ def run_concurrent(
     aborted: list[BaseException] = []
     written = 0
 
-    with out.open("a", encoding="utf-8") as f:
+    with LineAppender(out) as f:
 
         def play(task_id: str) -> None:
             nonlocal written
@@ -107,7 +108,6 @@ def run_concurrent(
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
             with lock:
                 f.write(line)
-                f.flush()
                 written += 1
                 if progress is not None:
                     progress(written, len(todo))

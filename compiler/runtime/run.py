@@ -51,6 +51,7 @@ from typing import Any
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.failures import EndpointError, failed_to_run
+from scn.safe_files import LineAppender, repair_tail
 from scn.trajectory import (
     SCHEMA,
     harness_metrics,
@@ -299,7 +300,8 @@ def pending_tasks(
 
     Checks every task id and the blocker before any episode starts, keys the episodes already
     written by (task, agent, `wanted` settings), and leaves `out` ready to append to (its folder
-    made, a torn last line dropped). `run` and `run_concurrent` both start here.
+    made, a last line without its newline completed or, when torn, moved to `<out>.torn`).
+    `run` and `run_concurrent` both start here.
     """
     ids = list(tasks) if tasks is not None else list(bundle.tasks)
     for task_id in ids:
@@ -310,7 +312,7 @@ def pending_tasks(
     already = done_keys(out)
     todo = [t for t in ids if (t, agent_name, key) not in already]
     out.parent.mkdir(parents=True, exist_ok=True)
-    _repair_tail(out)
+    repair_tail(out)
     return ids, todo
 
 
@@ -348,7 +350,7 @@ def run(
         harness=harness_block(agent_factory(), bundle),
     )
     watch = FailFast(min(3, len(todo)))
-    with out.open("a", encoding="utf-8") as f:
+    with LineAppender(out) as f:
         for n, task_id in enumerate(todo, start=1):
             record = episode(
                 bundle,
@@ -363,19 +365,9 @@ def run(
                 protocol=protocol,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
-            f.flush()
             if progress is not None:
                 progress(n, len(todo))
             stop = watch.stop(record)
             if stop is not None:
                 raise stop
     return len(todo), len(ids) - len(todo)
-
-
-def _repair_tail(out: Path) -> None:
-    """Drop a torn final line left by a crash, so appending starts on a fresh line."""
-    if not out.exists():
-        return
-    data = out.read_bytes()
-    if data and not data.endswith(b"\n"):
-        out.write_bytes(data[: data.rfind(b"\n") + 1])

@@ -307,6 +307,7 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     enums = {e.name: e.members for e in scenario.enums}
     source = ", ".join(name for name, _ in scenario.sources) or f"{scenario.domain}/{scenario.name}"
     specs = [tool_spec(t, datatypes, enums) for t in scenario.tools]
+    ctx.task_spans.update({t.id: t.span for t in scenario.tasks if t.span is not None})
     files: dict[str, bytes] = {}
     files["scenario.json"] = dumps(environment_record(scenario))
     files["tools/internal.json"] = dumps([tool_record(t) for t in scenario.tools])

@@ -8,6 +8,7 @@ the whole tool graph. Costs are drawn here, per tool or per task as the seed rul
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +25,7 @@ from scn.evaluate import (
     Env,
     Symbol,
     as_iterable,
+    charge,
     did_you_mean,
     evaluate,
     fail,
@@ -39,6 +41,7 @@ from scn.laws import (
     law_functions,
     ops_to_data,
 )
+from scn.limits import MAX_NUMBER_CHARS
 from scn.plugins.hookspecs import VALIDATOR_SCOPES
 from scn.scenario import (
     BlockerDef,
@@ -88,10 +91,17 @@ def parse_override(p: m.Param, text: str) -> Any:
         return text
     t = kind[0]
     try:
+        if len(text) > MAX_NUMBER_CHARS and t in ("int", "float"):
+            raise ValueError("too long")
         if t == "int":
             return int(text)
         if t == "float":
-            return float(text)
+            value = float(text)
+            if not math.isfinite(value):
+                raise ScnSemanticError(
+                    f"--set {p.name}={text}: expected a finite number", span=p.span
+                )
+            return value
     except ValueError:
         raise ScnSemanticError(
             f"--set {p.name}={text}: expected {'a whole number' if t == 'int' else 'a number'}",
@@ -310,7 +320,9 @@ def _item(item: m.Item, env: Env, state: _State, tools: ToolBuilder) -> None:
     elif isinstance(item, m.Tasks):
         state.tasks.append((item, env))
     elif isinstance(item, m.ForBlock):
-        for value in as_iterable(evaluate(item.iterable, env), item.iterable.span):
+        values = as_iterable(evaluate(item.iterable, env), item.iterable.span)
+        charge(len(values) * len(item.body), item.iterable.span)  # the body, once per value
+        for value in values:
             _walk(item.body, env.child({item.var: value}), state, tools)
     elif isinstance(item, m.IfBlock):
         cond = evaluate(item.condition, env)

@@ -32,6 +32,7 @@ from scn.evaluate import (
     render,
 )
 from scn.laws import seeded_rng
+from scn.limits import MAX_RECORDS
 from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
 from scn.stages import entities as entity_records
 from scn.stages.pricing import Pricer
@@ -137,6 +138,10 @@ class TaskBuilder:
                 count = as_int(evaluate(a.values[0], env), a.values[0].span)
                 if count < 1:
                     raise fail("a backend needs at least one record", a.values[0].span)
+                if count > MAX_RECORDS:
+                    raise fail(
+                        f"a backend of {count:,} records; at most {MAX_RECORDS:,}", a.values[0].span
+                    )
             elif a.key == "pool":
                 if len(a.values) != 2:
                     raise fail("pool takes an entity and a size: `pool User, 25`", a.span)

@@ -18,6 +18,7 @@ from scn.builtins import fit
 from scn.diagnostics import Collector, ScnSemanticError
 from scn.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail, render
 from scn.laws import seeded_rng
+from scn.limits import MAX_LAW_VALUE
 from scn.scenario import DatatypeDef, ToolDef, ToolParam
 from scn.stages.sibling_values import Draw
 
@@ -85,6 +86,8 @@ class ToolBuilder:
                 f"{key} is a law name ({', '.join(sorted(laws)) or 'none defined'}) or a number",
                 v.span,
             )
+        if not -MAX_LAW_VALUE <= value <= MAX_LAW_VALUE:
+            raise fail(f"a {key} of {value:g} is beyond the limit of ±{MAX_LAW_VALUE:g}", v.span)
         return None, float(value)
 
     def arg_params(self, args: tuple[m.Arg, ...], env: Env) -> tuple[ToolParam, ...]:

@@ -205,6 +205,7 @@ def _collect_imports(
     errors: Collector,
     stack: tuple[tuple[str, str], ...],
     done: set[str] | None = None,
+    roots: tuple[Path, ...] = (),
 ) -> list[m.Item]:
     """Return the items of `root` with its imports' items spliced in; `stack` holds the
     (absolute path, display name) of every file being imported, for finding cycles, and `done`
@@ -218,8 +219,16 @@ def _collect_imports(
         if base is None:
             errors.error("imports need a file on disk to be relative to", item.span)
             continue
-        target = (base / item.path).resolve()
-        name = import_name(root.name, item.path)
+        try:
+            target = (base / item.path).resolve()
+            name = import_name(root.name, item.path)
+        except (ValueError, OSError) as e:  # a NUL byte, a name too long for the system
+            errors.error(f"cannot import {item.path!r}: not a usable path ({e})", item.span)
+            continue
+        refused = _refused_import(target, item.path, roots)
+        if refused is not None:
+            errors.error(refused, item.span)
+            continue
         on_stack = [abs_path for abs_path, _ in stack]
         if str(target) in on_stack:
             cycle = [shown for _, shown in stack[on_stack.index(str(target)) :]] + [name]
@@ -227,7 +236,11 @@ def _collect_imports(
             continue
         if str(target) in done:
             continue
-        if not target.is_file():
+        try:
+            exists = target.is_file()
+        except OSError:
+            exists = False
+        if not exists:
             where = f" ({name})" if name != item.path else ""
             errors.error(f"cannot import '{item.path}': no such file{where}", item.span)
             continue
@@ -240,10 +253,32 @@ def _collect_imports(
             continue
         done.add(str(target))
         sub_items = _collect_imports(
-            sub, target.parent, sources, errors, (*stack, (str(target), name)), done
+            sub, target.parent, sources, errors, (*stack, (str(target), name)), done, roots
         )
         items.extend(i for i in sub_items if not isinstance(i, m.Scenario))
     return items
+
+
+def import_roots(base: Path, ctx: CompileContext) -> tuple[Path, ...]:
+    """The folders imports may read: the compiled file's folder tree, every registered domain's
+    folder (their vocabularies) and the folders the user allowed (`--allow-import DIR`)."""
+    roots = [base, *(Path(e.path) for e in ctx.registry.domains.values())]
+    roots.extend(Path(r) for r in ctx.import_roots)
+    return tuple(r.resolve() for r in roots)
+
+
+def _refused_import(target: Path, written: str, roots: tuple[Path, ...]) -> str | None:
+    """Why an import may not be read (None: it may). An import reads `.scn` source only and
+    only inside `roots`, so a file cannot pull in (and a diagnostic cannot quote) a secret such
+    as `/proc/self/environ` or `~/.netrc`."""
+    if target.suffix != ".scn":
+        return f"cannot import '{written}': only .scn files can be imported"
+    if roots and not any(target.is_relative_to(root) for root in roots):
+        return (
+            f"cannot import '{written}': it is outside the compiled file's folder and the "
+            "registered domains (allow a folder with --allow-import DIR)"
+        )
+    return None
 
 
 def _walk(items: tuple[m.Item, ...] | list[m.Item]) -> list[m.Item]:
@@ -650,7 +685,8 @@ def resolve(
     errors = Collector()
     base = Path(file.name).resolve().parent if Path(file.name).is_file() else None
     stack = ((str(Path(file.name).resolve()), file.name),) if base is not None else ()
-    items = _collect_imports(file, base, sources, errors, stack)
+    roots = import_roots(base, ctx) if base is not None else ()
+    items = _collect_imports(file, base, sources, errors, stack, None, roots)
     scenarios = [i for i in items if isinstance(i, m.Scenario)]
     domain, name, title = "scratch", Path(file.name).stem or "scenario", ""
     if not scenarios:

@@ -110,7 +110,8 @@ class _Solver:
         except Exception as e:  # noqa: BLE001 - a plugin's solver must never crash the compiler
             raise ScnPluginError(
                 f"truth kind '{entry.name}' (plugin '{entry.plugin}') failed on task "
-                f"'{problem.task.id}': {type(e).__name__}: {e}"
+                f"'{problem.task.id}': {type(e).__name__}: {e}",
+                span=problem.task.span,  # the task's `tasks` block: where to look
             ) from e
         if not isinstance(result, TruthResult):
             raise ScnPluginError(

@@ -97,13 +97,15 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     for task in bundle.jsonl("tasks.jsonl"):
         problem = _check_task(task, kinds.get(task["truth"].get("kind")), context)
         if problem is not None:
-            errors.error(f"task '{task['id']}'{problem}", code="verify")
+            errors.error(
+                f"task '{task['id']}'{problem}", ctx.task_spans.get(task["id"]), code="verify"
+            )
         if len(errors.items) >= 100:
             break
     errors.raise_if_errors(ScnVerifyError)
     constrained = [t["id"] for t in bundle.jsonl("tasks.jsonl") if "constraints" in t]
     if constrained:
-        play_constrained(bundle, constrained, errors)
+        play_constrained(bundle, constrained, errors, ctx.task_spans)
         errors.raise_if_errors(ScnVerifyError)
     validity(bundle, ctx, errors)
     errors.raise_if_errors(ScnVerifyError)
@@ -140,7 +142,9 @@ def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
             check_probes(loaded, ctx, errors)
 
 
-def play_constrained(bundle: Bundle, task_ids: list[str], errors: Collector) -> None:
+def play_constrained(
+    bundle: Bundle, task_ids: list[str], errors: Collector, spans: dict[str, Any] | None = None
+) -> None:
     """Play the tasks that carry constraints end to end through the runtime (`Env`): the oracle,
     which plays each reference trajectory, must solve every task with no violation, and the
     null agent (an empty answer at once) must solve none."""
@@ -158,9 +162,14 @@ def play_constrained(bundle: Bundle, task_ids: list[str], errors: Collector) -> 
                 why = broken[0] if broken else "the episode does not solve the task"
                 errors.error(
                     f"task '{task_id}': its reference trajectory fails at run time: {why}",
+                    (spans or {}).get(task_id),
                     code="verify",
                 )
             if episode(loaded, task_id, NullAgent(), "null")["outcome"]["success"]:
-                errors.error(f"task '{task_id}' is solved by doing nothing", code="verify")
+                errors.error(
+                    f"task '{task_id}' is solved by doing nothing",
+                    (spans or {}).get(task_id),
+                    code="verify",
+                )
             if len(errors.items) >= 100:
                 break
