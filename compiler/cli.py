@@ -431,6 +431,10 @@ def graph(bundle: Path, task_id: str, out: Path | None, diagnostics_format: str)
     default=None,
     help="Shorthand for --protocol retrieval: tools are shown only through retrieval requests [default: on when the scenario's harness names protocol retrieval].",
 )
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="Ray cluster (auto, HOST:PORT) [default: start one].")
+@click.option("--workers", type=int, default=None, help="Ray actors [default: the cluster's CPUs].")
+@click.option("--max-in-flight", type=int, default=None, help="Ray: LLM requests at once.")
 @click.option("-q", "--quiet", is_flag=True)
 @diagnostics_option
 def run(
@@ -449,6 +453,10 @@ def run(
     blocks: int | None,
     protocol: str | None,
     retrieval: bool | None,
+    backend: str,
+    address: str | None,
+    workers: int | None,
+    max_in_flight: int | None,
     quiet: bool,
     diagnostics_format: str,
 ) -> None:
@@ -457,6 +465,7 @@ def run(
     AGENT is a registered agent (oracle, greedy, random, null, a plugin's) or `openai:MODEL`
     with --base-url for any OpenAI-compatible endpoint.
     """
+    from scn.distributed.cli_hooks import ray_runner
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.parallel import run_concurrent
     from scn.runtime.run import requested_protocol, run_defaults
@@ -505,8 +514,13 @@ def run(
         )
         if split is not None:
             ids = [t for t in ids if loaded.task(t)["split"] == split]
+        runner = run_concurrent
+        if backend == "ray":
+            runner = ray_runner(
+                agent_name, seed, base_url, api_key_env, timeout, address, workers, max_in_flight
+            )
         with _episode_progress(quiet) as progress:
-            played, skipped = run_concurrent(
+            played, skipped = runner(
                 loaded,
                 factory,
                 agent_name,
