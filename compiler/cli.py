@@ -694,4 +694,9 @@ def serve(
         )
 
 
+# --- commands defined in their own modules
+from scn.distributed import sweep as _sweep  # noqa: E402 - registered after main is defined
+
+main.add_command(_sweep.sweep)
+
 __all__ = ["main", "STAGE_NAMES"]
