@@ -168,4 +168,7 @@ def test_a_bad_sweep_file_is_a_located_error(tmp_path: Path) -> None:
     sweep.write_text(json.dumps({"bundle": str(MULTI), "agents": ["oracle"], "seed": [1]}))
     result = CliRunner().invoke(main, ["sweep", str(sweep)])
     assert result.exit_code == 2 and "unknown key 'seed'" in result.stderr
+    sweep.write_text(json.dumps({"bundle": str(MULTI), "agents": ["oracle", "nobody"]}))
+    result = CliRunner().invoke(main, ["sweep", str(sweep)])
+    assert result.exit_code == 2 and "$.agents[1]" in result.stderr and "'nobody'" in result.stderr
     assert not (tmp_path / "bad").exists()

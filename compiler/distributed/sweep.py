@@ -97,6 +97,27 @@ def read_sweep(path: Path) -> dict[str, Any]:
     return spec
 
 
+def check_agents(spec: dict[str, Any]) -> None:
+    """Fail before any cell runs when an agent is unknown or an LLM agent has no endpoint."""
+    from scn.plugins.registry import load_registry
+
+    known = load_registry().agents
+    for i, name in enumerate(spec["agents"]):
+        where = f"$.agents[{i}]"
+        if not isinstance(name, str):
+            raise ScnError(f"agent names are strings, not {name!r}", path=where, code="sweep")
+        if name.startswith("openai:"):
+            if not spec.get("base_url"):
+                raise ScnError(f"agent {name!r} needs 'base_url'", path=where, code="sweep")
+        elif name not in known:
+            agents = ", ".join(sorted(known))
+            raise ScnError(
+                f"unknown agent {name!r}; agents: {agents}, or openai:MODEL",
+                path=where,
+                code="sweep",
+            )
+
+
 def cells(spec: dict[str, Any]) -> list[dict[str, Any]]:
     """Every cell of the grid, in file order: agent, settings index and entry, blocker, seed."""
     out = []
@@ -133,6 +154,7 @@ def run_sweep(
     from scn.runtime.run import requested_protocol, run_defaults
 
     loaded = LoadedBundle.load(spec["bundle"])
+    check_agents(spec)
     out_dir = Path(spec["out"])
     backend = spec.get("backend", "ray")
     done: list[tuple[Path, int, int]] = []
