@@ -12,7 +12,8 @@ actors could send 2 x BOUND requests at once, and the endpoint's limiter must ho
 Printed per row: wall seconds, requests, requests/s against the ideal BOUND / delay, the
 requests in flight the server saw (mean: total time requests spent on the server over the wall
 time; max), the mean over the time from the first request to the last reply (which leaves out
-the actors' start-up: each loads scn and the bundle), and the share of that time at the bound. The script exits 0 either way.
+the actors' start-up: each loads scn and the bundle), and the share of that time at the bound.
+The script exits 0 either way.
 """
 
 from __future__ import annotations
@@ -97,7 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     import ray
 
     started = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="warning",
+        _node_ip_address="127.0.0.1",
+    )
     print(f"(local Ray started in {time.perf_counter() - started:.1f} s, not counted below)")
     for label, on_ray in rows:
         r = measure(bundle, tasks, args.delay, args.bound, on_ray)

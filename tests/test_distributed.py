@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from loopback_server import LoopbackServer, OracleResponder
 
 from scn.cli import main
+from scn.distributed.cluster import LOOPBACK
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.run import read_trajectories
 
@@ -33,7 +34,13 @@ TRAVEL = GENERATED / "travel-costbench"
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[Any]:
     """One local Ray instance (2 CPUs) shared by the module's tests."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="warning",
+        _node_ip_address=LOOPBACK,
+    )
     try:
         yield ray
     finally:
@@ -105,9 +112,16 @@ def test_requests_in_flight_are_bounded_across_workers(local_ray: Any, tmp_path:
 
 def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        main, ["run", str(MULTI), "--agent", "oracle", "--backend", "ray", "--workers", "0"]
-    )
+        main,
+        ["run", str(MULTI), "--agent", "oracle", "--out", str(tmp_path / "x.jsonl"),
+         "--backend", "ray", "--workers", "0"],
+    )  # fmt: skip
     assert result.exit_code == 2 and "--workers" in result.stderr
+    result = CliRunner().invoke(
+        main,
+        ["run", str(MULTI), "--agent", "oracle", "--backend", "ray", "--address", "127.0.0.1:1"],
+    )
+    assert result.exit_code == 2 and "no Ray head answers at 127.0.0.1:1" in result.stderr
 
 
 def test_a_two_node_cluster_runs_the_episodes(tmp_path: Path) -> None:

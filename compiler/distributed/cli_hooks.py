@@ -26,7 +26,11 @@ def ray_runner(
         raise ScnError("--workers must be at least 1", path="--workers", code="usage")
     if max_in_flight is not None and max_in_flight < 1:
         raise ScnError("--max-in-flight must be at least 1", path="--max-in-flight", code="usage")
+    from scn.distributed.cluster import reachable
     from scn.distributed.runs import AgentSpec, run_ray
+
+    if address is not None:
+        reachable(address)
 
     spec = AgentSpec(agent_name, seed, base_url, api_key_env, timeout, max_in_flight)
 

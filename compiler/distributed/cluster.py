@@ -9,11 +9,15 @@ process (a test session, a notebook) it is reused and left running.
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from scn.diagnostics import ScnError
+
+#: Where a local instance listens: this machine's loopback, never its network address.
+LOOPBACK = "127.0.0.1"
 
 
 def import_ray() -> Any:
@@ -44,7 +48,9 @@ def connected(address: str | None, workers: int) -> Iterator[Any]:
     }
     if address is None:
         options["num_cpus"] = max(workers, os.cpu_count() or 1)
+        options["_node_ip_address"] = LOOPBACK  # a local instance listens on loopback only
     else:
+        reachable(address)
         options["address"] = address
     try:
         ray.init(**options)
@@ -56,6 +62,25 @@ def connected(address: str | None, workers: int) -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+def reachable(address: str) -> None:
+    """Fail at once (not after Ray's minute of retries) when a HOST:PORT head does not answer."""
+    if address in ("auto", "local") or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ScnError(
+            f"--address {address!r}: expected auto, HOST:PORT or ray://HOST:PORT",
+            path="--address",
+            code="usage",
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        raise ScnError(
+            f"no Ray head answers at {address} ({e.strerror or e})", path="--address", code="usage"
+        ) from None
 
 
 def cpus(ray: Any) -> float:
