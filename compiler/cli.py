@@ -388,6 +388,10 @@ def plugins(as_json: bool, diagnostics_format: str) -> None:
     default=None,
     help="Shorthand for --protocol retrieval: tools are shown only through retrieval requests [default: on when the scenario's harness names protocol retrieval].",
 )
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="Ray cluster (auto, HOST:PORT) [default: start one].")
+@click.option("--workers", type=int, default=None, help="Ray actors [default: the cluster's CPUs].")
+@click.option("--max-in-flight", type=int, default=None, help="Ray: LLM requests at once.")
 @click.option("-q", "--quiet", is_flag=True)
 @llm_cli.llm_options
 @diagnostics_option
@@ -407,6 +411,10 @@ def run(
     blocks: int | None,
     protocol: str | None,
     retrieval: bool | None,
+    backend: str,
+    address: str | None,
+    workers: int | None,
+    max_in_flight: int | None,
     quiet: bool,
     diagnostics_format: str,
     **llm: Any,
@@ -417,6 +425,7 @@ def run(
     with --base-url for any OpenAI-compatible endpoint (decoding, prompts and strategy options
     apply to it; --dry-run prints what it would receive).
     """
+    from scn.distributed.cli_hooks import ray_runner
     from scn.runtime.bundle import LoadedBundle
     from scn.runtime.parallel import run_concurrent
     from scn.runtime.run import requested_protocol, run_defaults
@@ -481,8 +490,21 @@ def run(
             return
         from scn.runtime.failures import RunAborted
 
+        runner = run_concurrent
+        if backend == "ray":
+            runner = ray_runner(
+                agent_name,
+                seed,
+                base_url,
+                api_key_env,
+                timeout,
+                address,
+                workers,
+                max_in_flight,
+                llm,
+            )
         with _episode_progress(quiet) as progress, llm_cli.aborts(RunAborted):
-            played, skipped = run_concurrent(
+            played, skipped = runner(
                 loaded,
                 factory,
                 agent_name,
@@ -521,5 +543,9 @@ from scn import graph_cli, score_cli  # noqa: E402
 main.add_command(score_cli.score)
 main.add_command(score_cli.report)
 main.add_command(graph_cli.graph)
+
+from scn.distributed import sweep as _sweep  # noqa: E402 - registered after main is defined
+
+main.add_command(_sweep.sweep)
 
 __all__ = ["main", "STAGE_NAMES"]

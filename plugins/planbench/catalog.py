@@ -8,6 +8,7 @@ B.5) and fixes it to the release's constants (`release_catalog`); `truth catalog
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from scn import solver
@@ -62,20 +63,28 @@ def catalog_tool_sets(
     Returns:
         The sets sorted by size, then by sorted tool names.
     """
-    start_set = frozenset(start)
-    producers: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    for tool in tools:
-        if max_inputs is not None and len(tool.inputs) > max_inputs:
-            continue
-        needs = tuple(sorted(tool.inputs - start_set))
-        for out in sorted(tool.outputs):
-            producers.setdefault(out, []).append((tool.name, needs))
-    memo: dict[frozenset[str], list[frozenset[str]]] = {}
+    return _catalog_sets(
+        _signature(tools), frozenset(start), goals, max_depth, min_size, max_inputs
+    )
+
+
+def _catalog_sets(
+    sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
+    start_set: frozenset[str],
+    goals: Iterable[str],
+    max_depth: int | None,
+    min_size: int,
+    max_inputs: int | None,
+) -> tuple[frozenset[str], ...]:
+    """`catalog_tool_sets` over the tools' signature (see `_signature`)."""
+    bits, producers = _producers(sig, start_set, max_inputs)
+    memo: dict[frozenset[str], list[int]] = {}
     busy: set[frozenset[str]] = set()
 
-    def solve(pending: tuple[str, ...], depth: int) -> list[frozenset[str]]:
+    # Tool sets are bit masks over the tools' names (`bits`): the same antichain, cheaper.
+    def solve(pending: tuple[str, ...], depth: int) -> list[int]:
         if not pending:
-            return [frozenset()]
+            return [0]
         if max_depth is not None and depth >= max_depth:
             return []
         key = frozenset(pending)
@@ -85,26 +94,64 @@ def catalog_tool_sets(
             return []
         busy.add(key)
         goal, rest = pending[0], pending[1:]
-        found: list[frozenset[str]] = []
-        for name, needs in producers.get(goal, ()):
+        found: list[int] = []
+        for bit, needs in producers.get(goal, ()):
             fresh = tuple(d for d in needs if d not in rest)
             for sub in solve(fresh + rest, depth + 1):
-                _antichain_add(found, sub | {name})
+                _antichain_add(found, sub | bit)
         busy.discard(key)
         memo[key] = found
         return found
 
     first = tuple(sorted(frozenset(goals) - start_set))
-    sets = [s for s in solve(first, 0) if len(s) >= min_size]
+    names = {bit: name for name, bit in bits.items()}
+    sets = [_names(mask, names) for mask in solve(first, 0)]
+    sets = [s for s in sets if len(s) >= min_size]
     sets.sort(key=lambda s: (len(s), tuple(sorted(s))))
     return tuple(sets)
 
 
-def _antichain_add(found: list[frozenset[str]], candidate: frozenset[str]) -> None:
+def _signature(tools: Iterable[Tool]) -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
+    """What the catalogue reads of the tools (their order, names, inputs and outputs): a key
+    under which a compile's many tasks over one tool list share their precomputed tables."""
+    return tuple((t.name, frozenset(t.inputs), frozenset(t.outputs)) for t in tools)
+
+
+@functools.lru_cache(maxsize=4096)
+def _producers(
+    sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
+    start: frozenset[str],
+    max_inputs: int | None,
+) -> tuple[dict[str, int], dict[str, list[tuple[int, tuple[str, ...]]]]]:
+    """Each name's bit, and for each datatype its producers in the tools' order: (the tool's
+    bit, its inputs not in `start`, sorted). Built once per (tools, start)."""
+    bits: dict[str, int] = {}
+    producers: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    for name, inputs, outputs in sig:
+        bit = bits.setdefault(name, 1 << len(bits))
+        if max_inputs is not None and len(inputs) > max_inputs:
+            continue
+        needs = tuple(sorted(inputs - start))
+        for out in sorted(outputs):
+            producers.setdefault(out, []).append((bit, needs))
+    return bits, producers
+
+
+def _names(mask: int, names: dict[int, str]) -> frozenset[str]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(names[low])
+        mask ^= low
+    return frozenset(out)
+
+
+def _antichain_add(found: list[int], candidate: int) -> None:
     """Add ``candidate`` to an antichain unless it contains a member; drop members containing it."""
-    if any(f <= candidate for f in found):
-        return
-    found[:] = [f for f in found if not candidate < f]
+    for f in found:
+        if f & candidate == f:
+            return
+    found[:] = [f for f in found if f & candidate != candidate]
     found.append(candidate)
 
 
@@ -121,27 +168,47 @@ def release_catalog(
     sets are all minimal. On the 327 released tasks this drops nothing
     (tests/test_planbench_release.py).
     """
-    start, goals = frozenset(start), frozenset(goals)
-    by_name = {t.name: t for t in atomic}
-    return tuple(
-        s
-        for s in catalog_tool_sets(
-            atomic,
-            start,
-            goals,
-            max_depth=None,
-            min_size=min_size,
-            max_inputs=CATALOG_MAX_INPUTS,
-        )
-        if _minimal([by_name[n] for n in sorted(s)], start, goals)
-    )
+    return _release_catalog(_signature(atomic), frozenset(start), frozenset(goals), min_size)
 
 
-def _reaches(tools: Sequence[solver.Tool], start: frozenset[str], goals: frozenset[str]) -> bool:
-    return goals <= solver.reachable(tools, start)
+@functools.lru_cache(maxsize=1 << 16)
+def _release_catalog(
+    sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
+    start: frozenset[str],
+    goals: frozenset[str],
+    min_size: int,
+) -> tuple[frozenset[str], ...]:
+    """`release_catalog`, kept per (tools, start, goals, min_size): a generated-task compile asks
+    for each task's catalogue twice (the `reachable` generator measures the pair, then the truth
+    kind solves the task), and the search is the bulk of that compile."""
+    by_name = {name: (inputs, outputs) for name, inputs, outputs in sig}
+    found = _catalog_sets(sig, start, goals, None, min_size, CATALOG_MAX_INPUTS)
+    return tuple(s for s in found if _minimal([by_name[n] for n in sorted(s)], start, goals))
 
 
-def _minimal(tools: list[solver.Tool], start: frozenset[str], goals: frozenset[str]) -> bool:
+Signature = tuple[frozenset[str], frozenset[str]]  #: a tool's (inputs, outputs)
+
+
+def _reaches(tools: Sequence[Signature], start: frozenset[str], goals: frozenset[str]) -> bool:
+    """Whether the tools reach the goals from `start`: `goals <= solver.reachable(tools, start)`,
+    by a plain fixpoint over the few tools of one set (the solver's indexed version pays for an
+    index per call, which dominated generated-mode compiles), stopping once the goals are held."""
+    held = set(start)
+    pending = list(tools)
+    while not goals <= held:
+        rest = []
+        for t in pending:
+            if t[0] <= held:
+                held |= t[1]
+            else:
+                rest.append(t)
+        if len(rest) == len(pending):
+            return False
+        pending = rest
+    return True
+
+
+def _minimal(tools: list[Signature], start: frozenset[str], goals: frozenset[str]) -> bool:
     """Whether the set reaches the goals and no set with one tool fewer does (reaching is
     monotone in the set, so this is inclusion-minimality)."""
     return _reaches(tools, start, goals) and not any(

@@ -35,12 +35,12 @@ def _declared(tool: Any) -> tuple[str, int, int]:
 
 def _sets(problem: TruthProblem, catalog: bool) -> tuple[frozenset[str], ...]:
     """The task's tool sets, computed once per shape (tools, start, goals)."""
-    key = (tuple(t.name for t in problem.tools), problem.start, problem.goals)
+    names = tuple(t.name for t in problem.tools)
+    key = (names, problem.start, problem.goals)
     found = problem.memo.get(key)
     if found is None:
         if catalog:  # over the atomic tools (the release never lists a composite), in file order
-            atomic = [t for t in sorted(problem.tools, key=_declared) if t.kind == "atomic"]
-            found = release_catalog(costed(atomic), problem.start, problem.goals)
+            found = release_catalog(_atomic(problem, names), problem.start, problem.goals)
         else:
             found = solver.minimal_tool_sets(
                 costed(problem.tools), problem.start, problem.goals, limit=MINIMAL_SET_LIMIT
@@ -49,12 +49,35 @@ def _sets(problem: TruthProblem, catalog: bool) -> tuple[frozenset[str], ...]:
     return found
 
 
+def _atomic(problem: TruthProblem, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The task's atomic tools in declaration order, as the solver sees them; built once per
+    tool list (a generated-task compile has tens of thousands of tasks over one list)."""
+    key = ("atomic", names)
+    if key not in problem.memo:
+        atomic = [t for t in sorted(problem.tools, key=_declared) if t.kind == "atomic"]
+        problem.memo[key] = costed(atomic)
+    return problem.memo[key]
+
+
+def _priced(problem: TruthProblem) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]:
+    """(tools priced for this task, the same by name, each tool's inputs by name); shared by
+    the tasks that set no price of their own."""
+    costs = dict(problem.task.costs)
+    key = ("priced", tuple(t.name for t in problem.tools)) if not costs else None
+    if key is not None and key in problem.memo:
+        return problem.memo[key]
+    tools = costed(problem.tools, costs)
+    found = (tools, {t.name: t for t in tools}, {t.name: t.inputs for t in problem.tools})
+    if key is not None:
+        problem.memo[key] = found
+    return found
+
+
 def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     sets = _sets(problem, catalog)
     if not sets:
         return problem.unreachable()
-    tools = costed(problem.tools, dict(problem.task.costs))
-    by_tool = {t.name: t for t in tools}
+    tools, by_tool, inputs_of = _priced(problem)
     smallest, path = None, ()
     for candidate in sorted(sets, key=lambda s: (len(s), sorted(s))):
         orders = solver.legal_orders(candidate, by_tool, problem.start, problem.goals, limit=1)
@@ -70,7 +93,7 @@ def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     }
     if len(problem.start) == 2:
         given = sorted(problem.start)
-        use = task_kinds.input_use(sets, {t.name: t.inputs for t in problem.tools}, given)
+        use = task_kinds.input_use(sets, inputs_of, given)
         kind = task_kinds.two_input_kind(use, given, tools)
         # two-input tasks only, so bundles of other tasks keep their bytes
         record |= {"input_use": use} if use else {}

@@ -1,0 +1,133 @@
+"""PlanBench-XL's generated-task mode: compile time, and the catalogue search against the plain one.
+
+    python benchmarks/planbench_generated.py            # the full mode (36k tasks), 60 starts
+    python benchmarks/planbench_generated.py --quick    # single-input tasks only (350) + 20
+
+Part 1 compiles `retail/planbench_xl --set tasks=generated` (every eligible (inputs, target)
+pair, each with its exact `truth catalog`) in a fresh process and prints, per stage, the wall
+and the CPU seconds of that process (on a shared machine the CPU figure is the one to compare
+with the anchor: 394 s for expand and solve on one core before issue 18). Target: under 30 s.
+
+Part 2 runs the release-rule catalogue over the (start, target) pairs of a sample of starts with
+the plain search (`reference_catalog` in tests/test_catalog_speed.py: frozensets,
+`solver.reachable` for minimality, what main shipped) and with `catalog.release_catalog` (bit
+masks, shared tables, a small fixpoint), checks they agree, and prints both CPU times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for path in (ROOT, ROOT / "tests"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+TARGET_S = 30.0
+ANCHOR_S = 394.0
+
+_CHILD = """
+import json, sys, time
+t0, c0 = time.perf_counter(), time.process_time()
+from scn.api import compile_source, resolve_target
+from scn.context import CompileContext
+from scn.plugins.registry import load_registry
+registry = load_registry()
+ctx = CompileContext(registry, 42, json.loads(sys.argv[1]))
+stamps = []
+def on_stage(name, *_):
+    stamps.append((name, time.perf_counter() - t0, time.process_time() - c0))
+bundle = compile_source(resolve_target("retail/planbench_xl", registry), ctx=ctx, on_stage=on_stage)
+stamps.append(("end", time.perf_counter() - t0, time.process_time() - c0))
+tasks = json.loads(bundle.files["manifest.json"])["counts"]["tasks"]
+print(json.dumps({"stamps": stamps, "tasks": tasks}))
+"""
+
+
+def part_compile(quick: bool) -> None:
+    sets = {"tasks": "generated", **({"max_inputs": "1"} if quick else {})}
+    print(
+        "== 1. scn compile retail/planbench_xl "
+        + " ".join(f"--set {k}={v}" for k, v in sets.items())
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(sets)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(done.stdout.splitlines()[-1])
+    stamps = result["stamps"]
+    print(f"{result['tasks']} tasks")
+    print(f"{'stage':<10} {'wall s':>8} {'cpu s':>8}")
+    for (name, wall, cpu), (_, wall2, cpu2) in zip(stamps, stamps[1:], strict=False):
+        print(f"{name:<10} {wall2 - wall:>8.2f} {cpu2 - cpu:>8.2f}")
+    total_cpu = stamps[-1][2]
+    names = [s[0] for s in stamps]
+    es = stamps[names.index("emit")][2] - stamps[names.index("expand")][2]
+    print(f"{'total':<10} {stamps[-1][1]:>8.2f} {total_cpu:>8.2f}  (process start to bundle)")
+    if not quick:
+        verdict = "met" if total_cpu < TARGET_S else "MISSED"
+        print(
+            f"expand + solve: {es:.1f} CPU s (anchor before issue 18: {ANCHOR_S:.0f} s); "
+            f"whole compile {total_cpu:.1f} CPU s: target < {TARGET_S:.0f} s {verdict}"
+        )
+
+
+def part_search(starts: int) -> None:
+    from test_catalog_speed import reference_catalog
+
+    from scn import solver
+    from scn.api import compile_source
+    from scn.context import CompileContext
+    from scn.plugins.planbench import catalog
+    from scn.plugins.registry import load_registry
+    from scn.source import SourceFile
+
+    ctx = CompileContext(load_registry(), 42, {})
+    source = SourceFile.read(ROOT / "domains" / "retail" / "planbench_xl.scn")
+    scenario = compile_source(source, ctx=ctx, until="expand")
+    ordered = sorted(scenario.tools, key=lambda t: (t.span.line, t.span.column))
+    atomic = tuple(solver.Tool(t.name, t.inputs, t.outputs) for t in ordered if t.kind == "atomic")
+    types = sorted({d for t in atomic for d in t.inputs | t.outputs})
+    combos = [*itertools.combinations(types, 2), *((d,) for d in types)]
+    random.Random(1).shuffle(combos)
+    pairs = []
+    for combo in combos[:starts]:
+        reach = solver.reachable(atomic, frozenset(combo))
+        pairs += [(combo, t) for t in types if t not in combo and t in reach]
+    print(
+        f"\n== 2. release-rule catalogue over {len(pairs)} (start, target) pairs of {starts} starts"
+    )
+    started = time.process_time()
+    plain = [reference_catalog(atomic, c, [g], 5) for c, g in pairs]
+    plain_s = time.process_time() - started
+    started = time.process_time()
+    fast = [catalog.release_catalog(atomic, c, [g], 5) for c, g in pairs]
+    fast_s = time.process_time() - started
+    same = "identical" if plain == fast else "DIFFERENT"
+    print(
+        f"plain (main) {plain_s:.2f} CPU s, fast {fast_s:.2f} CPU s: "
+        f"{plain_s / fast_s:.1f}x; sets {same}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    part_compile(args.quick)
+    part_search(20 if args.quick else 60)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
