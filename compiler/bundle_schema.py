@@ -30,6 +30,9 @@ _ID = "https://scn.invalid/schemas/"
 #: Largest number of characters a name (tool, datatype, task id) may have.
 MAX_NAME = 256
 
+#: Largest number of characters of one harness value (a prompt text carried in the bundle).
+MAX_PROMPT = 1_000_000
+
 _str = {"type": "string"}
 _name = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
 _names = {"type": "array", "items": _name}
@@ -230,7 +233,15 @@ SCENARIO = {
         "seed": {"type": "integer"},
         "laws": {"type": "array", "items": LAW},
         "params": {"type": "object"},
-        "harness": {"type": "object", "additionalProperties": _names},
+        # Harness values: names, numbers (probe bounds, decoding settings) and prompt texts,
+        # which the compiler read from the scenario's prompt files.
+        "harness": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "array",
+                "items": {"type": ["string", "number"], "maxLength": MAX_PROMPT},
+            },
+        },
         "blockers": {"type": "array", "items": BLOCKER},
         "constraints": {"type": "array", "items": CONSTRAINT},
         "datatypes": {"type": "array", "items": {"type": "object"}},
