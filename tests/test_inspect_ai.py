@@ -29,6 +29,7 @@ from scn.integrations.inspect_ai.agent import user_text  # noqa: E402
 from scn.regenerate import ROOT  # noqa: E402
 from scn.runtime.bundle import LoadedBundle  # noqa: E402
 from scn.runtime.env import Env  # noqa: E402
+from scn.runtime.stated import told  # noqa: E402
 
 TRAVEL = ROOT / "travel-costbench"
 MCP = ROOT / "multi_mcp-servers"
@@ -66,7 +67,8 @@ def oracle_script(bundle: LoadedBundle, task_id: str, wrong_first: bool = False)
             tool = item["tool"] if isinstance(item, dict) else item
             args = item.get("args") if isinstance(item, dict) else None
             if not args:
-                args = {p["name"]: env.held[p["datatype"]] for p in bundle.tools[tool]["params"]}
+                known = {**told(env), **env.held}  # what the request states, then held values
+                args = {p["name"]: known[p["datatype"]] for p in bundle.tools[tool]["params"]}
             calls.append((tool, dict(args)))
         replies.append(_calls("mockllm", calls, len(replies)))
         action = (
