@@ -26,6 +26,7 @@ from scn.runtime.env import Env
 from scn.runtime.harness import harness_of
 from scn.runtime.llm import OpenAIAgent
 from scn.runtime.run import episode, read_trajectories
+from scn.runtime.stated import told
 from scn.runtime.transcript import render_text, transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,7 +116,8 @@ def test_a_second_call_in_one_step_is_refused(case: str) -> None:
         call = action
     else:
         tool = task["truth"]["path"][0]
-        args = {p["name"]: task["given"][p["datatype"]] for p in bundle.tools[tool]["params"]}
+        known = {**task.get("stated", {}), **task["given"]}  # stated: CostBench's preferences
+        args = {p["name"]: known[p["datatype"]] for p in bundle.tools[tool]["params"]}
         call = {"type": "call", "tool": tool, "args": args}
     obs, *_ = env.step({"type": "parallel", "calls": [call, call]})
     first, second = obs["results"]
@@ -131,7 +133,7 @@ def test_costbench_over_http_one_call_per_step_and_the_tagged_answer(tmp_path: P
     task_id = sorted(bundle.tasks)[0]
     task = bundle.tasks[task_id]
     path = task["truth"]["path"]
-    held = dict(task["given"])
+    held = {**task.get("stated", {}), **task["given"]}  # stated: as the request tells them
 
     def args(tool: str) -> dict[str, str]:
         return {p["name"]: held[p["datatype"]] for p in bundle.tools[tool]["params"]}
@@ -162,7 +164,10 @@ def test_costbench_over_http_one_call_per_step_and_the_tagged_answer(tmp_path: P
             {
                 "type": "call",
                 "tool": tool,
-                "args": {p["name"]: env.held[p["datatype"]] for p in bundle.tools[tool]["params"]},
+                "args": {
+                    p["name"]: {**told(env), **env.held}[p["datatype"]]
+                    for p in bundle.tools[tool]["params"]
+                },
             }
         )
     goal = env.held[task["goals"][0]]
@@ -335,7 +340,8 @@ def test_text_react_agent_solves_a_task_without_native_tools(tmp_path: Path) -> 
     env.reset()
     replies = []
     for i, tool in enumerate(bundle.tasks[task_id]["truth"]["path"]):
-        args = {p["name"]: env.held[p["datatype"]] for p in bundle.tools[tool]["params"]}
+        known = {**told(env), **env.held}
+        args = {p["name"]: known[p["datatype"]] for p in bundle.tools[tool]["params"]}
         env.step({"type": "call", "tool": tool, "args": args})
         raw = json.dumps(args) if i == 0 else ", ".join(args.values())  # JSON, then positional
         replies.append(answer(f"Thought: next.\nAction: {tool}[{raw}]"))

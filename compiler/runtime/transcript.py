@@ -24,6 +24,7 @@ from scn.runtime.env import Env
 from scn.runtime.llm import OpenAIAgent
 from scn.runtime.react import TextReActAgent
 from scn.runtime.selection import selecting
+from scn.runtime.stated import told
 
 __all__ = ["render_text", "transcript"]
 
@@ -70,12 +71,13 @@ class _Scripted:
 def _first_call(bundle: LoadedBundle, env: Env) -> tuple[str, dict[str, Any]] | None:
     """A call the task's ground truth starts with, made of the given values (None if none)."""
     path = env.task["truth"].get("path") or []
+    known = {**told(env), **env.held}  # what the request states (`scn.runtime.stated`), held
     for tool in path:
         spec = bundle.tools.get(tool)
         if spec is None:
             continue
-        if all(p["datatype"] in env.held for p in spec["params"]):
-            return tool, {p["name"]: env.held[p["datatype"]] for p in spec["params"]}
+        if all(p["datatype"] in known for p in spec["params"]):
+            return tool, {p["name"]: known[p["datatype"]] for p in spec["params"]}
     reference = env.task["truth"].get("reference") or []
     for action in reference:
         if isinstance(action, dict) and action.get("type") == "call":
