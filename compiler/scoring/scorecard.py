@@ -19,7 +19,8 @@ The table holds numbers and None only (never NaN), so `--json` is valid JSON.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,11 @@ def _score(
     return card
 
 
+def _settings_key(record: Mapping[str, Any]) -> str:
+    settings = record.get("settings")
+    return json.dumps(settings, sort_keys=True, default=str) if settings is not None else ""
+
+
 def count_failed(
     table: dict[str, dict[str, Any]], kept: list[dict[str, Any]], failed: list[dict[str, Any]]
 ) -> None:
@@ -126,9 +132,7 @@ def count_failed(
     left_out = {id(r) for r in failed}
     for label, records in fam.group_records(kept + failed).items():
         played = {str(r.get("task")) for r in records if id(r) not in left_out}
-        failed_here = len(
-            {str(r.get("task")) for r in records if id(r) in left_out} - played
-        )
+        failed_here = len({str(r.get("task")) for r in records if id(r) in left_out} - played)
         if label in table:
             table[label]["failed_to_run"] = failed_here
         elif failed_here:
@@ -185,7 +189,10 @@ def score_entries(
         row = intervals.clean(whole)
         if len(runs) > 1:
             row = intervals.clean(intervals.over_runs([scorer(rs) for rs in runs.values()]))
-        found = intervals.bootstrap(mine, scorer, resamples=resamples, seed=seed, whole=whole)
+        # Resampled in a canonical order, so that the same episodes written in another order
+        # (a Ray run appends as workers finish) give the same intervals.
+        canonical = sorted(mine, key=lambda r: (str(r.get("task")), _settings_key(r)))
+        found = intervals.bootstrap(canonical, scorer, resamples=resamples, seed=seed, whole=whole)
         for key, (low, high) in found.items():
             row[f"{key}.ci_low"], row[f"{key}.ci_high"] = low, high
         table[label] = row
