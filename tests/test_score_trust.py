@@ -353,3 +353,23 @@ def test_the_table_names_every_group_and_shows_intervals(played: Path) -> None:
     header = next(line for line in result.stdout.splitlines() if "metric" in line)
     assert "null" in header and "oracle" in header
     assert re.search(r"success_rate\s+│\s+0 \[0, 0\]\s+│\s+1 \[1, 1\]", result.stdout)
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(order=st.permutations(range(8)))
+def test_the_order_of_episodes_does_not_change_any_score(
+    played: Path, tmp_path: Path, order: list[int]
+) -> None:
+    """A run written in another order (Ray workers append as they finish) scores the same,
+    intervals included: the bootstrap resamples in a canonical order."""
+    records = lines_of(played)
+    for record in records:  # one group of successes and failures: intervals of some width
+        record["agent"] = "mixed"
+    shuffled = [records[i] for i in order]
+    ordered = sorted(shuffled, key=lambda r: (str(r["agent"]), str(r["task"])))
+    a = cli("score", write(tmp_path / "a.jsonl", shuffled), "--json")
+    b = cli("score", write(tmp_path / "b.jsonl", ordered), "--json")
+    assert a.exit_code == 0 and b.exit_code == 0, a.stderr + b.stderr
+    assert json.loads(a.stdout) == json.loads(b.stdout)
