@@ -165,6 +165,14 @@ def check_record(path: Path, number: int, record: Mapping[str, Any]) -> None:
             raise _error(
                 path, number, f"'bundle.{key}' is missing or not a string", f": $.bundle.{key}"
             )
+    for key in ("domain", "scenario"):  # optional; scoring groups and looks bundles up by them
+        if block.get(key) is not None and not isinstance(block[key], str):
+            raise _error(path, number, f"'bundle.{key}' is not a string", f": $.bundle.{key}")
+    metrics = block.get("metrics")
+    if metrics is not None and not (
+        isinstance(metrics, list) and all(isinstance(m, str) for m in metrics)
+    ):
+        raise _error(path, number, "'bundle.metrics' is not a list of names", ": $.bundle.metrics")
     settings = record.get("settings", {})
     if not isinstance(settings, dict):
         raise _error(path, number, "'settings' is not an object", ": $.settings")

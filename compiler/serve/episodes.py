@@ -34,6 +34,7 @@ truth is re-solved after it.
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import threading
 import time
@@ -372,7 +373,11 @@ class Episodes:
         record = episode.record(str(self.bundle.root), self.transport)
         if self.log is None:
             return
-        line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+        try:
+            line = json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except ValueError:  # a client sent Infinity or NaN: written as text, never as bad JSON
+            line = json.dumps(_finite(record), sort_keys=True, separators=(",", ":"))
+        line += "\n"
         with self.lock, self.log.open("a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
@@ -382,3 +387,15 @@ class Episodes:
         for episode in list(self.open.values()):
             self.abandon(episode, reason)
         self.open.clear()
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every non-finite number replaced by its text ("inf", "nan"): a trajectory
+    line is strict JSON, which `scn score` reads back."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
