@@ -142,3 +142,13 @@ def test_scenario_name_is_escaped_in_generated_stubs(tmp_path: Path) -> None:
     stubs = bundle.files["stubs.py"].decode()
     compile(stubs, "stubs.py", "exec")
     assert "\nimport os" not in stubs
+
+
+def test_text_that_is_not_utf8_is_located_at_its_first_bad_byte(tmp_path: Path) -> None:
+    """A lone surrogate written as bytes (what the fuzzing campaign found): exit 2 at the byte,
+    never an internal error."""
+    path = tmp_path / "bad.scn"
+    path.write_bytes(b'scenario demo/e\xed\xad\x82rors "x"\ndatatype A\n')
+    result = CliRunner().invoke(main, ["check", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}:1:16: error: not UTF-8 text" in result.output
