@@ -472,15 +472,10 @@ class OpenAIAgent:
         values["catalog"] = catalog(by_name, names)
         values["select_tools"] = self.harness.select_tools
         prompt = render(self.harness.prompts["select"], values).strip()
-        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        request.update(self.body)
         started = time.perf_counter()
         try:
-            response, retries, latency = self._create(request)
+            response, retries, latency = self._ask(prompt)
         except _RequestFailed as failed:
-            endpoint = failed.endpoint_error()
-            if endpoint is not None:
-                raise endpoint from None
             self.selection = {"chosen": [], "dropped": [], "error": str(failed)}
             return
         choices = getattr(response, "choices", None) or []
@@ -499,6 +494,21 @@ class OpenAIAgent:
             "retries": retries,
         }
 
+    def _ask(self, prompt: str) -> tuple[Any, int, float]:
+        """Send one request of a single user message (the selection and planner phases);
+        return (response, retries, latency). An endpoint that cannot serve is raised as its
+        `EndpointError` (the episode failed to run); any other failure as `_RequestFailed`,
+        for the caller to note."""
+        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+        request.update(self.body)
+        try:
+            return self._create(request)
+        except _RequestFailed as failed:
+            endpoint = failed.endpoint_error()
+            if endpoint is not None:
+                raise endpoint from None
+            raise
+
     def _plan(self, entry: dict[str, Any]) -> dict[str, Any]:
         """Answer the protocol's planner tool (TravelPlanner's Planner): one request with the
         harness's `planner` prompt (`$notebook`: what the protocol gives the planner), whose
@@ -507,14 +517,9 @@ class OpenAIAgent:
         values["notebook"] = self.protocol.planner_input(self.observation)
         template = self.harness.prompts.get("planner") or "$notebook\n\n$query"
         prompt = render(template, values).strip()
-        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        request.update(self.body)
         try:
-            response, retries, latency = self._create(request)
+            response, retries, latency = self._ask(prompt)
         except _RequestFailed as failed:
-            endpoint = failed.endpoint_error()
-            if endpoint is not None:
-                raise endpoint from None
             entry["error"] = str(failed)
             return {"type": "answer", "answer": "", "agent_error": f"planner: {failed}"}
         choices = getattr(response, "choices", None) or []
