@@ -544,6 +544,10 @@ main.add_command(score_cli.score)
 main.add_command(score_cli.report)
 main.add_command(graph_cli.graph)
 
+from scn import profile_cli  # noqa: E402
+
+main.add_command(profile_cli.profile)
+
 from scn.distributed import sweep as _sweep  # noqa: E402 - registered after main is defined
 
 main.add_command(_sweep.sweep)
