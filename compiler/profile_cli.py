@@ -32,9 +32,12 @@ def render_profile(found: Any) -> str:
         cells = " ".join(f"{s.get(q, 0):>8.4g}" for q in ["min", *qs, "max"])
         lines.append(f"  {name:<22} {int(s['n']):>5} {s['mean']:>10.4g} {cells}")
     if found.agents:
-        lines.append(f"  agents ({found.metric}): " + ", ".join(
-            f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in found.agents.items()
-        ))
+        lines.append(
+            f"  agents ({found.metric}): "
+            + ", ".join(
+                f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in found.agents.items()
+            )
+        )
     return "\n".join(lines)
 
 
@@ -107,6 +110,7 @@ def profile(
         }
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
     else:
-        click.echo("\n\n".join([render_profile(p) for p in found] + [render_comparison(c) for c in comparisons]))
+        parts = [render_profile(p) for p in found] + [render_comparison(c) for c in comparisons]
+        click.echo("\n\n".join(parts))
     if any(not c.same or c.shares for c in comparisons):
         raise SystemExit(1)

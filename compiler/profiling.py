@@ -245,9 +245,8 @@ def _pooled(a: Sequence[float], b: Sequence[float]) -> tuple[list[int], list[int
     """The pooled sample's sort order, and the last sorted position of each group of ties."""
     pooled = list(a) + list(b)
     order = sorted(range(len(pooled)), key=pooled.__getitem__)
-    ends = [
-        i for i in range(len(order)) if i + 1 == len(order) or pooled[order[i]] != pooled[order[i + 1]]
-    ]
+    last = len(order) - 1
+    ends = [i for i in range(last + 1) if i == last or pooled[order[i]] != pooled[order[i + 1]]]
     return order, ends
 
 
@@ -345,7 +344,8 @@ def shared_instances(a: Profile, b: Profile) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for kind in ("record", "query", "question"):
         if kind == "record":
-            found = [t for t in b.tasks if t in a.instances and a.instances[t][kind] == b.instances[t][kind]]
+            mine = b.instances
+            found = [t for t in b.tasks if a.instances.get(t, {}).get(kind) == mine[t][kind]]
         else:
             held = {a.instances[t][kind] for t in a.tasks} - {""}
             found = [t for t in b.tasks if b.instances[t][kind] in held]
