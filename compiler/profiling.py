@@ -200,12 +200,11 @@ def profile(bundle: LoadedBundle) -> Profile:
             features.setdefault(name, []).append(value)
         query = str(task.get("query") or "")
         queries[task_id] = query
+        question = [task.get("given") or {}, sorted(task.get("goals") or ()), task.get("stated")]
         instances[task_id] = {
             "record": _digest(task),
             "query": _digest(query) if query.strip() else "",
-            "question": _digest(
-                [task.get("given") or {}, sorted(task.get("goals") or ()), task.get("stated")]
-            ),
+            "question": _digest(question) if any(question) else "",
         }
     manifest, scenario = bundle.manifest, bundle.scenario
     name = f"{scenario.get('domain', '')}/{scenario.get('name', '')}"
