@@ -88,10 +88,18 @@ def _callable(bundle: LoadedBundle, names: Iterable[str], held: set[str]) -> int
     return count
 
 
-def task_features(bundle: LoadedBundle, task: Mapping[str, Any]) -> dict[str, float]:
-    """The numeric features of one task (see the module docstring)."""
+def task_features(
+    bundle: LoadedBundle, task: Mapping[str, Any], kinds: Mapping[str, Any] | None = None
+) -> dict[str, float]:
+    """The numeric features of one task (see the module docstring), and those its truth kind's
+    optional `profile` callable adds (`kinds`: the registry's truth kinds by name)."""
     truth = task.get("truth") or {}
     out: dict[str, float] = {}
+    entry = (kinds or {}).get(truth.get("kind"))
+    for name, value in (entry.profile(dict(task)) if entry and entry.profile else {}).items():
+        number = _number(value)
+        if number is not None:
+            out[str(name)] = number
     for key, name in (
         ("calls", "calls"),
         ("shortest", "shortest"),
@@ -190,13 +198,17 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def profile(bundle: LoadedBundle) -> Profile:
-    """The features of every task of a bundle (deterministic: no randomness, bundle order)."""
+def profile(bundle: LoadedBundle, registry: Any = None) -> Profile:
+    """The features of every task of a bundle (deterministic: no randomness, bundle order).
+    `registry`: the plugins whose truth kinds add features (default: the installed ones)."""
+    from scn.runtime.protocols import installed
+
+    kinds = (registry or installed()).truth_kinds
     features: dict[str, list[float]] = {}
     instances: dict[str, dict[str, str]] = {}
     queries: dict[str, str] = {}
     for task_id, task in bundle.tasks.items():
-        for name, value in task_features(bundle, task).items():
+        for name, value in task_features(bundle, task, kinds).items():
             features.setdefault(name, []).append(value)
         query = str(task.get("query") or "")
         queries[task_id] = query

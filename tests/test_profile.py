@@ -147,3 +147,41 @@ def test_fresh_with_a_seed_is_a_usage_error(tmp_path, extra):
     out = tmp_path / "fresh"
     result = CliRunner().invoke(main, ["compile", TARGET, "--fresh", "-o", str(out), *extra])
     assert result.exit_code == 2 and "--fresh" in result.output and not out.exists()
+
+
+def test_truth_kind_profile_hook_adds_features(pair):
+    """A truth kind's optional `profile` callable adds its own features (the hook), and the
+    TravelPlanner plugin's counts a query's hard constraints."""
+    from types import SimpleNamespace
+
+    from scn.plugins.travelplanner.truth import profile_reference
+    from scn.runtime.protocols import installed
+
+    assert installed().truth_kinds["reference"].profile is profile_reference
+    task = {
+        "info": {
+            "query": {
+                "days": 5,
+                "people": 2,
+                "budget": 900,
+                "cuisine": ["Thai"],
+                "room_type": None,
+            },
+            "reference_plan": [{"lunch": {"name": "x"}, "attraction": [{}, {}]}],
+        }
+    }
+    assert profile_reference(task) == {
+        "trip_days": 5.0,
+        "trip_people": 2.0,
+        "trip_budget": 900.0,
+        "hard_constraints": 1.0,
+        "plan_stops": 3.0,
+    }
+    kind = next(iter(pair[0].tasks.values()))["truth"]["kind"]
+    fake = SimpleNamespace(
+        truth_kinds={kind: SimpleNamespace(profile=lambda t: {"extra": len(t["id"]), "x": "no"})}
+    )
+    found = profile(pair[0], registry=fake)
+    assert found.features["extra"] == [float(len(t)) for t in pair[0].tasks]
+    assert "x" not in found.features  # not a number: left out
+    assert "extra" not in profile(pair[0]).features
