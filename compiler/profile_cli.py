@@ -90,6 +90,7 @@ def profile(
     query length) a two-sample Kolmogorov-Smirnov permutation test with Holm's correction at
     alpha 0.05, and the task instances shared. Exits 1 when a bundle differs or shares any.
     """
+    from scn.diagnostics import ScnError
     from scn.profiling import add_agents, compare
     from scn.profiling import profile as profile_of
     from scn.runtime.bundle import LoadedBundle
@@ -100,7 +101,14 @@ def profile(
             loaded = LoadedBundle.load(path)
             one = profile_of(loaded)
             if agent_tasks >= 0:
-                add_agents(one, loaded, agent_tasks, seed)
+                try:
+                    add_agents(one, loaded, agent_tasks, seed)
+                except ValueError as e:
+                    raise ScnError(
+                        f"{path}: the harness's probe settings are not numbers: {e}",
+                        path="scenario.json: $.harness",
+                        code="probe",
+                    ) from None
             found.append(one)
     comparisons = [compare(found[0], other, seed=seed) for other in found[1:]]
     if as_json:
