@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import click
 
 from scn import __version__, llm_cli
@@ -215,6 +216,7 @@ def check(
 @click.option("--force", is_flag=True, help="Replace an existing bundle at --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.option("--strict", is_flag=True, help="Verify's warnings (shortcut probes) are errors.")
+@click.option("--fresh", is_flag=True, help="Draw a new seed; write only if as hard as --seed's.")
 @allow_import_option
 @diagnostics_option
 def compile_cmd(
@@ -226,13 +228,21 @@ def compile_cmd(
     force: bool,
     quiet: bool,
     strict: bool,
+    fresh: bool,
     allow_import: tuple[Path, ...],
     diagnostics_format: str,
 ) -> None:
-    """Compile TARGET (a .scn file, `-`, or DOMAIN[/SCENARIO]) into a bundle."""
+    """Compile TARGET (a .scn file, `-`, or DOMAIN[/SCENARIO]) into a bundle.
+
+    With --fresh: compile at a seed drawn from os.urandom (printed; recorded as `seed` in
+    manifest.json and scenario.json), and write nothing (exit 1) unless its difficulty profile
+    matches a compile at --seed's default and no instance is shared (`scn profile`)."""
     reporter = _Reporter(diagnostics_format)
     if emit_stage is None and out is None:
         raise click.UsageError("give -o DIR to write a bundle, or --emit STAGE to print a stage")
+    seed_given = click.get_current_context().get_parameter_source("seed").name != "DEFAULT"
+    if fresh and (emit_stage or seed_given):
+        raise click.UsageError("--fresh draws its own seed: give neither --seed nor --emit")
     with _boundary(reporter):
         registry = reporter.load_registry()
         ctx = CompileContext(
@@ -254,8 +264,24 @@ def compile_cmd(
                 click.echo(to_json(value), nl=False)
             return
         assert out is not None
-        with _progress(quiet) as on_stage:
-            bundle = compile_source(source, ctx=ctx, on_stage=on_stage)
+        if fresh:
+            from scn.fresh import check_fresh, draw_seed
+
+            drawn = draw_seed()
+            click.echo(f"fresh seed: {drawn} (reference seed {seed})", err=quiet)
+            bundle, verdict = check_fresh(
+                lambda s: compile_source(source, ctx=attrs.evolve(ctx, seed=s, task_spans={})),
+                drawn,
+                seed,
+            )
+            if not verdict.same or verdict.shares:
+                from scn.profile_cli import render_comparison
+
+                click.echo(render_comparison(verdict) + "\nnot written", err=True)
+                sys.exit(1)
+        else:
+            with _progress(quiet) as on_stage:
+                bundle = compile_source(source, ctx=ctx, on_stage=on_stage)
         if ctx.warnings:
             shown = (
                 render_json(ctx.warnings)
@@ -543,6 +569,10 @@ from scn import graph_cli, score_cli  # noqa: E402
 main.add_command(score_cli.score)
 main.add_command(score_cli.report)
 main.add_command(graph_cli.graph)
+
+from scn import profile_cli  # noqa: E402
+
+main.add_command(profile_cli.profile)
 
 from scn.distributed import sweep as _sweep  # noqa: E402 - registered after main is defined
 

@@ -185,6 +185,8 @@ class TruthKindEntry:
     labels: tuple[str, ...] = ()
     doc: str = ""
     plugin: str
+    #: `profile(task) -> {feature: number}`: the kind's own difficulty features (`scn profile`).
+    profile: Callable[..., Any] | None = None
 
 
 @frozen(kw_only=True)

@@ -169,6 +169,7 @@ class RegisterTruthKind(Protocol):
         measure: Callable[..., object] | None = None,
         labels: Sequence[str] = (),
         doc: str = "",
+        profile: Callable[..., object] | None = None,
     ) -> None: ...
 
 
@@ -586,8 +587,8 @@ def scn_register_metric_families(register: RegisterMetricFamily) -> None:
 def scn_register_truth_kinds(register: RegisterTruthKind) -> None:
     """Register ground-truth kinds: the solvers a ``tasks`` block names with ``truth NAME``.
 
-    Call ``register(name, solve, *, check=None, replays=True, measure=None, labels=(), doc="")``
-    once per kind.
+    Call ``register(name, solve, *, check=None, replays=True, measure=None, labels=(), doc="",
+    profile=None)`` once per kind.
 
     - ``name``: the kind, as written after ``truth`` in a ``tasks`` block.
     - ``solve``: ``solve(problem: scn.truth.TruthProblem) -> scn.truth.TruthResult``, called
@@ -612,6 +613,10 @@ def scn_register_truth_kinds(register: RegisterTruthKind) -> None:
       under this kind's rule and a label for it, used by the ``reachable`` generator with
       ``length="<name>"`` (``kinds=[...]`` keeps pairs with those labels).
     - ``labels``: every label ``measure`` may give, so ``kinds=[...]`` can be checked.
+    - ``profile``: ``profile(task: dict) -> Mapping[str, float]``, optional: extra difficulty
+      features of one ``tasks.jsonl`` line of this kind that only the kind understands (say,
+      how many hard constraints its reference answer keeps), added to what ``scn profile``
+      reads from the truth block, tools and query (``scn.profiling``).
     - ``doc``: a short description.
 
     Example::

@@ -432,6 +432,7 @@ def _truth_kind_register(s: _Session) -> Callable[..., None]:
         measure: Callable[..., Any] | None = None,
         labels: Sequence[str] = (),
         doc: str = "",
+        profile: Callable[..., Any] | None = None,
     ) -> None:
         name = s.begin(name)
         if not isinstance(replays, bool):
@@ -452,6 +453,7 @@ def _truth_kind_register(s: _Session) -> Callable[..., None]:
                 labels=tuple(labels),
                 doc=s.text(name, "doc", doc),
                 plugin=s.plugin_name,
+                profile=s.function(name, "profile", profile, optional=True),
             )
         )
 

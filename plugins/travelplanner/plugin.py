@@ -176,13 +176,14 @@ def scn_register_success_rules(register: Any) -> None:
 
 @hookimpl
 def scn_register_truth_kinds(register: Any) -> None:
-    from scn.plugins.travelplanner.truth import check_reference, solve_reference
+    from scn.plugins.travelplanner.truth import check_reference, profile_reference, solve_reference
 
     register(
         "reference",
         solve_reference,
         check=check_reference,
         replays=False,
+        profile=profile_reference,
         doc="a reference answer in the task's info, judged by the plan validators at verify",
     )
 

@@ -45,3 +45,36 @@ def check_reference(task: dict[str, Any], bundle: Any) -> str | None:
     ):
         return "an empty answer is not rejected"
     return None
+
+
+#: The query's optional hard constraints (the TravelPlanner levels add them: medium one or two,
+#: hard three or more).
+HARD = ("cuisine", "house_rule", "room_type", "transportation")
+
+
+def profile_reference(task: dict[str, Any]) -> dict[str, float]:
+    """A TravelPlanner task's own difficulty (`scn profile`): the trip's length, cities, party
+    size and budget, how many hard constraints the query sets, and the reference plan's stops."""
+    info = task.get("info") or {}
+    query = info.get("query") or {}
+    out: dict[str, float] = {}
+    for key, name in (
+        ("days", "trip_days"),
+        ("visiting_city_number", "trip_cities"),
+        ("people", "trip_people"),
+        ("budget", "trip_budget"),
+    ):
+        value = query.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[name] = float(value)
+    out["hard_constraints"] = float(sum(query.get(k) not in (None, [], "") for k in HARD))
+    plan = info.get("reference_plan") or []
+    out["plan_stops"] = float(
+        sum(
+            sum(day.get(k) is not None for k in ("breakfast", "lunch", "dinner", "accommodation"))
+            + len(day.get("attraction") or [])
+            for day in plan
+            if isinstance(day, dict)
+        )
+    )
+    return out
