@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scn.context import CompileContext
-from scn.diagnostics import Diagnostic, ScnError
+from scn.diagnostics import Diagnostic, ScnError, ScnSyntaxError
 from scn.emit.bundle import Bundle
 from scn.evaluate import loop_budget
 from scn.limits import recursion_room
 from scn.parse import paused_gc
-from scn.source import SourceFile
+from scn.source import SourceFile, Span
 from scn.stages import STAGES, run_stages
 
 if TYPE_CHECKING:
@@ -56,8 +56,8 @@ def resolve_target(target: str, registry: Registry) -> SourceFile:
                 code="usage",
             )
         try:
-            return SourceFile.read(path)
-        except (OSError, UnicodeDecodeError) as e:
+            return read_source(path)
+        except OSError as e:
             raise ScnError(f"cannot read {target}: {e}", path=target, code="usage") from None
     domain, _, scenario = target.partition("/")
     domains = registry.domains
@@ -79,7 +79,22 @@ def resolve_target(target: str, registry: Registry) -> SourceFile:
             path=target,
             code="usage",
         )
-    return SourceFile.read(entry.scenarios[name])
+    return read_source(entry.scenarios[name])
+
+
+def read_source(path: str | Path) -> SourceFile:
+    """Read a `.scn` file as UTF-8; text that is not UTF-8 is a syntax error located at its
+    first bad byte (`SourceFile.read` would raise a bare UnicodeDecodeError)."""
+    try:
+        return SourceFile.read(path)
+    except UnicodeDecodeError as e:
+        data = Path(path).read_bytes()
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ScnSyntaxError(
+            f"not UTF-8 text (byte 0x{data[e.start]:02x}: {e.reason})",
+            span=Span(str(path), line, column, line, column + 1),
+        ) from None
 
 
 def compile_source(

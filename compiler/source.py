@@ -37,20 +37,7 @@ class SourceFile:
     def read(cls, path: str | Path) -> SourceFile:
         """Read a file as UTF-8 and name it by the path the user gave."""
         p = Path(path)
-        data = p.read_bytes()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:  # located at the first byte that is not UTF-8
-            from scn.diagnostics import ScnSyntaxError  # diagnostics imports this module
-
-            line = data.count(b"\n", 0, e.start) + 1
-            column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-            at = Span(str(path), line, column, line, column + 1)
-            raise ScnSyntaxError(
-                f"not UTF-8 text (byte 0x{data[e.start]:02x}: {e.reason})", span=at
-            ) from None
-        # Universal newlines, as read_text does (a CR LF file reads as LF).
-        return cls(name=str(path), text=text.replace("\r\n", "\n").replace("\r", "\n"))
+        return cls(name=str(path), text=p.read_text(encoding="utf-8"))
 
     def line(self, number: int) -> str:
         """Return line `number` (1-based) without its newline, or '' past the end."""

@@ -180,12 +180,12 @@ def registry() -> Any:
 
 def language(text: str, folder: Path) -> None:
     """Compile `text` as a file in `folder` through verify (a file on disk, so imports resolve)."""
-    from scn.api import compile_source
-    from scn.source import SourceFile
+    from scn.api import compile_source, resolve_target
 
     path = folder / "fuzz.scn"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    compile_source(SourceFile.read(path), registry=registry())
+    # Read as `scn compile FILE` reads it (text that is not UTF-8 is a located error there).
+    compile_source(resolve_target(str(path), registry()), registry=registry())
 
 
 # ------------------------------------------------------------------ bundles
