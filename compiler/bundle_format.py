@@ -64,14 +64,15 @@ def dumps(obj: Any) -> bytes:
 
 def dumps_lines(rows: Iterable[Any]) -> bytes:
     """Serialize JSON Lines: one compact, key-sorted object per line. `rows` may be a generator,
-    so a caller can build each row only when it is written (each line is encoded as it comes,
-    so only the bytes are held, not the rows nor a second copy as text)."""
-    return b"".join(
-        (json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
-            "utf-8"
-        )
-        for r in rows
-    )
+    so a caller can build each row only when it is written; each line is encoded into one
+    growing buffer as it comes, so neither the rows, nor a list of lines, nor a text copy of the
+    file is held beside the result."""
+    out = io.BytesIO()
+    for r in rows:
+        line = json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        out.write(line.encode("utf-8"))
+        out.write(b"\n")
+    return out.getvalue()
 
 
 def sha256(data: bytes) -> str:
