@@ -1,11 +1,11 @@
 """Numeric laws as single Python functions: the fast path of a cost or latency draw.
 
-A compile draws a law once per (task, tool): 326,000 times for the built-in travel domain's length-8 bundle. The
-closures of `laws.compile_expr` cost a Python call per node of the expression, so a composite
-cost (`sum(parts) + normal(0, sigma * sqrt(k))`) took about 9 microseconds before its seed was
-even hashed. Here a law made only of numbers, numeric parameters, `parts`, `k`, the built-in
-functions and the built-in distributions is turned into the source of one function and compiled
-by Python, so a draw is a single call.
+A compile draws a law once per (task, tool): 326,000 times for the built-in travel domain's length-8
+bundle. The closures of `laws.compile_expr` cost a Python call per node of the expression, so a
+composite cost (`sum(parts) + normal(0, sigma * sqrt(k))`) took about 9 microseconds before its seed
+was even hashed. Here a law made only of numbers, numeric parameters, `parts`, `k`, the built-in
+functions and the built-in distributions is turned into the source of one function and compiled by
+Python, so a draw is a single call.
 
 The closures stay the definition: the fast function is only built when every node has a known
 numeric (or, for `parts`, list) type, and whenever it would raise, or produce a value that is
@@ -22,6 +22,9 @@ from typing import Any
 
 from scn import model as m
 from scn.evaluate import Env, evaluate
+from scn.law_tree import MAX_LAW_VALUE as TREE_MAX_LAW_VALUE
+from scn.law_tree import _finite as _finite
+from scn.law_tree import law_function
 from scn.limits import MAX_LAW_VALUE
 from scn.scenario import LawOpDef
 
@@ -123,13 +126,6 @@ class _Writer:
         return f"{self.bind(fn)}({args})", "num"
 
 
-def _finite(x: Any) -> Any:
-    """Pass a finite number through; `x - x == 0` fails exactly for inf and nan."""
-    if x - x == 0:
-        return x
-    raise OverflowError
-
-
 def fast_law(
     expr: m.Expr, env: Env, ops: Sequence[LawOpDef], numeric_samplers: frozenset[Any]
 ) -> Callable[[random.Random, Sequence[float], int], float | None] | None:
@@ -151,34 +147,8 @@ def fast_law(
         return None
     if kind != "num":
         return None
-    lines = [
-        "def law(rng, parts, k):",
-        f"    v = {body}",
-        "    if type(v) is bool or v - v != 0 or not -1e12 <= v <= 1e12:",
-        "        return None",
-        "    v = float(v)",
-    ]
-    for op in ops:
-        if op.op == "round":
-            # Bound by name, never pasted: `digits` comes from a bundle's scenario.json too.
-            digits = op.digits or 0
-            if type(digits) is not int:
-                return None
-            lines.append(f"    v = round(v, {writer.bind(digits)})")
-            continue
-        if op.low is not None:
-            lines.append(f"    v = max({writer.bind(op.low)}, v)")
-        if op.high is not None:
-            lines.append(f"    v = min({writer.bind(op.high)}, v)")
-    lines.append("    return v")
-    assert MAX_LAW_VALUE == 1e12  # written into the function above
-    namespace: dict[str, Any] = {**writer.names, "_finite": _finite}
-    try:
-        # Our own source, from the AST; every constant is bound by name, none pasted in.
-        exec("\n".join(lines) + "\n", namespace)  # noqa: S102
-    except (SyntaxError, RecursionError, MemoryError):
-        return None  # too deeply nested for Python's compiler (a long sum): the closures answer
-    return namespace["law"]
+    assert MAX_LAW_VALUE == TREE_MAX_LAW_VALUE  # written into the generated function
+    return law_function(body, ops, writer.names)
 
 
 __all__ = ["fast_law", "LOCAL_TYPES"]

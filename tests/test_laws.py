@@ -205,3 +205,67 @@ def test_the_fast_path_draws_exactly_what_the_closures_draw(
 def test_which_laws_get_a_generated_function(text: str, covered: bool) -> None:
     expr = parse(SourceFile("<law>", f"let law = {text}\n")).items[0].value
     assert (compile_law(expr, _env(), (), ("global",)).fast is not None) is covered
+
+
+@settings(max_examples=300, deadline=None)
+@example("(1 / (big * big))", [], [], "", True)
+@example("(1 / zero)", [], [], "", False)
+@example("(lo + flag)", [], [1.0], "", True)
+@given(
+    LAWS,
+    OPS,
+    st.lists(st.floats(0, 100, allow_nan=False), max_size=4),
+    st.text(max_size=6),
+    st.booleans(),
+)
+def test_a_law_drawn_from_its_data_tree_draws_exactly_what_the_compiled_law_draws(
+    text: str, ops: list[LawOpDef], parts: list[float], task: str, cached: bool
+) -> None:
+    """The runtime's cold-start path (`scn.law_tree`, issue 20) against the compiler's form:
+    same coverage as `law_codegen`, and the same value or error, with the code cache on or off."""
+    import os
+
+    from scn.expr_data import dump
+    from scn.law_tree import LawOp, TreeLaw, tree_function
+
+    expr = parse(SourceFile("<law>", f"let law = {text}\n")).items[0].value
+    seed_parts = ("global", "task", "tool")
+    facts = {"global": 42, "task": task, "tool": "T"}
+    compiled = compile_law(expr, _env(), ops, seed_parts)
+    light_ops = tuple(LawOp(o.op, o.low, o.high, o.digits) for o in ops)
+    before = os.environ.get("SCN_LAW_CACHE")
+    os.environ["SCN_LAW_CACHE"] = _law_cache_dir() if cached else "off"
+    try:
+        fast = tree_function(dump(expr), dict(PARAMS), light_ops)
+    finally:
+        if before is None:
+            del os.environ["SCN_LAW_CACHE"]
+        else:
+            os.environ["SCN_LAW_CACHE"] = before
+    assert (fast is None) == (compiled.fast is None)
+    if fast is None:
+        return
+    tree_law = TreeLaw(fast, seed_parts, lambda: compile_law(expr, _env(), ops, seed_parts))
+    assert _outcome(lambda: tree_law.draw(facts, parts)) == _outcome(
+        lambda: compiled.draw(facts, parts)
+    )
+
+
+def _law_cache_dir() -> str:
+    """One private temporary cache folder for this module's runs (never the user's own)."""
+    import tempfile
+
+    global _LAW_CACHE
+    if _LAW_CACHE is None:
+        _LAW_CACHE = tempfile.mkdtemp(prefix="scn-law-code-")
+    return _LAW_CACHE
+
+
+_LAW_CACHE: str | None = None
+
+
+def test_the_tree_path_writes_the_same_value_limit() -> None:
+    from scn.law_tree import MAX_LAW_VALUE as TREE_LIMIT
+    from scn.limits import MAX_LAW_VALUE
+
+    assert TREE_LIMIT == MAX_LAW_VALUE

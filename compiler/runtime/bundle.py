@@ -8,6 +8,7 @@ when loaded.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ class LoadedBundle:
             ScnDataError: not a bundle, a file changed since compiling, or another format version.
         """
         root = Path(root)
-        files = read_bundle(root)
+        files = read_bundle(root, drop=_unread)
         manifest = json.loads(files.files["manifest.json"])
         check_format(manifest, root)
         data = check_bundle(files.files)
@@ -84,6 +85,14 @@ class LoadedBundle:
         if tool in task["costs"]:
             return float(task["costs"][tool])
         return float(self.tools[tool].get("cost") or 0.0)
+
+
+def _unread(rel: str, listed: Mapping[str, str]) -> bool:
+    """Files the runtime never reads: hashed at load, not kept. A bundle with a world keeps all
+    (its protocol's `load_world` may read any file)."""
+    if world.WORLD_FILE in listed:
+        return False
+    return rel == "stubs.py" or (rel.startswith("tools/") and rel != "tools/internal.json")
 
 
 def _unique(rows: list[dict[str, Any]], key: str, name: str) -> dict[str, dict[str, Any]]:

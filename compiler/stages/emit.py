@@ -316,11 +316,11 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     shapes = _GraphShapes()
     stated = frozenset(d.name for d in scenario.datatypes if d.role == STATED_ROLE)
     try:
+        # A generator: each record is written and dropped before the next is built (the records
+        # of a large compile held at once were most of its peak memory).
         files["tasks.jsonl"] = dumps_lines(
-            [
-                task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr), stated)
-                for tr in solved.truths
-            ]
+            task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr), stated)
+            for tr in solved.truths
         )
     except (TypeError, ValueError) as e:  # a plugin's truth record holds a non-JSON value
         kinds = ", ".join(sorted({tr.kind for tr in solved.truths if tr.record}))

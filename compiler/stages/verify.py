@@ -94,7 +94,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
     kinds = ctx.registry.truth_kinds
     context = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
-    for task in bundle.jsonl("tasks.jsonl"):
+    for task in bundle.iter_jsonl("tasks.jsonl"):
         problem = _check_task(task, kinds.get(task["truth"].get("kind")), context)
         if problem is not None:
             errors.error(
@@ -103,7 +103,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         if len(errors.items) >= 100:
             break
     errors.raise_if_errors(ScnVerifyError)
-    constrained = [t["id"] for t in bundle.jsonl("tasks.jsonl") if "constraints" in t]
+    constrained = [t["id"] for t in bundle.iter_jsonl("tasks.jsonl") if "constraints" in t]
     if constrained:
         play_constrained(bundle, constrained, errors, ctx.task_spans)
         errors.raise_if_errors(ScnVerifyError)
@@ -122,7 +122,7 @@ def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
     scenario = bundle.json("scenario.json")
     rules = bounded(scenario)
     # Tasks that carry their own constraints were played by `play_constrained`.
-    rules = rules and [t for t in bundle.jsonl("tasks.jsonl") if "constraints" not in t]
+    rules = rules and any("constraints" not in t for t in bundle.iter_jsonl("tasks.jsonl"))
     try:
         bound = bound_of(scenario)
         probing = bound.margin is not None or bound.maximum is not None

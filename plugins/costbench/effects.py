@@ -19,6 +19,7 @@ import math
 import random
 from typing import Any
 
+from scn.law_tree import LawOp, TreeLaw, tree_function
 from scn.runtime.effects import EffectContext
 from scn.runtime.results import CallResult
 
@@ -186,29 +187,42 @@ def _replace_task(ctx: EffectContext) -> None:
 
 @functools.lru_cache(maxsize=64)
 def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
-    """The bundle's laws, compiled once per (laws, params), from the data form of their
-    expressions (`tree`, `scn.expr_data`), so redrawing needs no parser. A bundle written
-    before laws carried their tree is read from the text, with the front end, imported here
-    only then."""
+    """The bundle's laws, ready to draw, once per (laws, params).
+
+    A numeric law with a data tree (`tree`, `scn.expr_data`) is written straight into one
+    function (`scn.law_tree`), with nothing of the expression model imported: the first redraw of
+    a process costs about what the next ones do. Any other law, and any draw that function cannot
+    answer, goes through the compiler's form (`_full_law`), built on first need."""
+    laws = json.loads(laws_key)
+    params = json.loads(params_key)
+    out: dict[str, Any] = {}
+    for law in laws:
+        ops = tuple(LawOp(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
+        key = f"{law['quantity']}:{law['name']}"
+        fast = tree_function(law["tree"], params, ops) if "tree" in law else None
+        if fast is None:
+            out[key] = _full_law(law, params, ops)
+        else:
+            out[key] = TreeLaw(fast, law["seed"], functools.partial(_full_law, law, params, ops))
+    return out
+
+
+def _full_law(law: dict[str, Any], params: dict[str, Any], ops: tuple[Any, ...]) -> Any:
+    """One law compiled the compiler's way (`laws.compile_law`): the definition of its draws."""
     from scn import expr_data
     from scn.evaluate import Distribution
     from scn.evaluate import Env as EvalEnv
     from scn.laws import BUILTIN_FAMILIES, compile_law, law_functions
     from scn.scenario import LawOpDef
 
-    laws = json.loads(laws_key)
-    params = json.loads(params_key)
+    ops = tuple(LawOpDef(o.op, o.low, o.high, o.digits) for o in ops)
     env = EvalEnv(
         dict(params),
         functions=law_functions(),
         distributions={n: Distribution(n, s, a) for n, (s, a) in BUILTIN_FAMILIES.items()},
     )
-    out = {}
-    for law in laws:
-        expr = expr_data.load(law["tree"]) if "tree" in law else _parsed(law["expression"])
-        ops = tuple(LawOpDef(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
-        out[f"{law['quantity']}:{law['name']}"] = compile_law(expr, env, ops, law["seed"])
-    return out
+    expr = expr_data.load(law["tree"]) if "tree" in law else _parsed(law["expression"])
+    return compile_law(expr, env, ops, law["seed"])
 
 
 def _parsed(expression: str) -> Any:
