@@ -127,7 +127,8 @@ TRUTH = {
 
 TASK = {
     "type": "object",
-    "required": ["id", "tools", "costs", "given", "goals", "query"],
+    # Every task carries its ground truth: the runtime re-plans, scores and replays from it.
+    "required": ["id", "tools", "costs", "given", "goals", "query", "truth"],
     "properties": {
         "id": _name,
         "tools": _names,

@@ -134,11 +134,17 @@ class Harness:
 
 
 def _int(key: str, raw: str) -> int:
+    return _typed(key, raw, lambda text: int(float(text)), "a whole number")
+
+
+def _typed(key: str, raw: str, kind: Any, what: str = "") -> Any:
+    """`kind(raw)`, or a located error naming the harness key (an edited bundle's
+    `scenario.json` may hold any text there)."""
     try:
-        return int(float(raw))
-    except ValueError:
+        return kind(raw)
+    except (ValueError, OverflowError, TypeError):
         raise ScnError(
-            f"harness `{key}` takes a whole number, not {raw!r}",
+            f"harness `{key}` takes {what or getattr(kind, '__name__', 'a value')}, not {raw!r}",
             path=f"scenario.json: $.harness.{key}",
             code="data",
         ) from None
@@ -157,7 +163,9 @@ def parse(block: Mapping[str, Any]) -> Harness:
         if key.startswith("prompt.") and isinstance(v, list) and v
     }
     ints = {k: _int(k, raw) for k in _INTS if (raw := one(k)) is not None}
-    generation = {k: kind(raw) for k, kind in _GENERATION.items() if (raw := one(k)) is not None}
+    generation = {
+        k: _typed(k, raw, kind) for k, kind in _GENERATION.items() if (raw := one(k)) is not None
+    }
     return Harness(
         prompts=prompts,
         sources={role: "scenario" for role in prompts},
