@@ -78,7 +78,10 @@ def _choice(rng: random.Random, *options: Any, weights: Any = None) -> Any:
         totals.append(total)
     if total <= 0:
         raise ValueError("the weights add up to 0")
-    return options[bisect.bisect_right(totals, rng.random() * total)]
+    i = bisect.bisect_right(totals, rng.random() * total)
+    if i >= len(options):  # a draw rounded up to the total (subnormal weights): the last option
+        i = max(j for j, w in enumerate(weights) if w > 0)  # that has any weight
+    return options[i]
 
 
 #: The built-in random families: (sampler, (min args, max args)).
