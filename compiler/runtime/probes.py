@@ -154,7 +154,9 @@ class Probe:
         return self.answer() if action is None else action
 
     def choose(self, observation: dict[str, Any]) -> dict[str, Any] | None:
-        raise NotImplementedError
+        """The probe's next action (None: answer now). Every probe defines its own shortcut
+        here; the base class has none, so calling it is a programming error."""
+        raise NotImplementedError(f"{type(self).__name__} defines no choose()")
 
     def one(self, name: str | None, observation: dict[str, Any]) -> dict[str, Any] | None:
         if name is None:
