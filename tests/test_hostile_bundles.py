@@ -273,3 +273,29 @@ def test_a_task_without_truth_cost_is_refused(tmp_path: Path) -> None:
     _rehash(folder)
     with pytest.raises(ScnDataError, match=r"tasks.jsonl:1: \$.truth: 'cost' is a required"):
         LoadedBundle.load(folder)
+
+
+def test_a_task_without_truth_is_refused(tmp_path: Path) -> None:
+    """Found by the campaign on the merged main: `env.reset` read a missing `truth`."""
+    folder = _copy(tmp_path)
+    lines = (folder / "tasks.jsonl").read_text().splitlines()
+    task = json.loads(lines[0])
+    del task["truth"]
+    lines[0] = json.dumps(task)
+    (folder / "tasks.jsonl").write_text("\n".join(lines) + "\n")
+    _rehash(folder)
+    with pytest.raises(ScnDataError, match=r"tasks.jsonl:1: .*'truth' is a required"):
+        LoadedBundle.load(folder)
+
+
+def test_a_harness_setting_that_is_not_a_number_is_a_located_error(tmp_path: Path) -> None:
+    """Found by the campaign on the merged main: `temperature: "../x"` raised a ValueError."""
+    from scn.diagnostics import ScnError
+    from scn.runtime.env import Env
+
+    folder = _copy(tmp_path)
+    _edit_json(folder, "scenario.json", lambda d: d["harness"].update(temperature=["../x"]))
+    bundle = LoadedBundle.load(folder)
+    with pytest.raises(ScnError, match=r"harness `temperature` takes float, not '../x'") as err:
+        Env(bundle, next(iter(bundle.tasks))).reset()
+    assert err.value.diagnostics[0].path == "scenario.json: $.harness.temperature"
