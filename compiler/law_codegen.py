@@ -22,29 +22,18 @@ from typing import Any
 
 from scn import model as m
 from scn.evaluate import Env, evaluate
+from scn.law_tree import _FUNCTION_ARGS as _TREE_FUNCTION_ARGS
+from scn.law_tree import LOCAL_TYPES as _TREE_LOCAL_TYPES
 from scn.law_tree import MAX_LAW_VALUE as TREE_MAX_LAW_VALUE
 from scn.law_tree import _finite as _finite
 from scn.law_tree import law_function
 from scn.limits import MAX_LAW_VALUE
 from scn.scenario import LawOpDef
 
-#: Names a law sees per draw, with their static types.
-LOCAL_TYPES = {"parts": "list", "k": "num"}
-
-#: Built-in functions by the argument types they take; each returns a number.
-_FUNCTION_ARGS: dict[str, tuple[str, ...] | None] = {
-    "sum": ("list",),
-    "count": ("list",),
-    "len": ("list",),
-    "sqrt": ("num",),
-    "log": ("num",),
-    "exp": ("num",),
-    "abs": ("num",),
-    "int": ("num",),
-    "float": ("num",),
-    "min": None,  # one list, or several numbers
-    "max": None,
-}
+# The names a law sees and the built-in functions' argument types: one table, in `law_tree`
+# (which the runtime imports without the expression model).
+LOCAL_TYPES = _TREE_LOCAL_TYPES
+_FUNCTION_ARGS = _TREE_FUNCTION_ARGS
 
 _SYMBOLS = {"+", "-", "*", "/", "%"}
 

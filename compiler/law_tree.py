@@ -32,7 +32,7 @@ from scn.law_draw import (
     seeded_rng,
 )
 
-#: Names a law sees per draw, with their static types (as `law_codegen.LOCAL_TYPES`).
+#: Names a law sees per draw, with their static types (also `law_codegen`'s).
 LOCAL_TYPES = {"parts": "list", "k": "num"}
 
 #: The numeric built-in families by name (`choice` returns any value: not covered).
@@ -43,7 +43,8 @@ NUMERIC_FAMILIES: dict[str, tuple[Any, tuple[int, int]]] = {
     "constant": (_constant, (1, 1)),
 }
 
-#: Built-in functions by the argument types they take (as `law_codegen._FUNCTION_ARGS`).
+#: Built-in functions by the argument types they take; each returns a number (also
+#: `law_codegen`'s: `min`/`max` take one list or several numbers).
 _FUNCTION_ARGS: dict[str, tuple[str, ...] | None] = {
     "sum": ("list",),
     "count": ("list",),
