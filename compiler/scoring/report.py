@@ -32,7 +32,7 @@ from typing import Any
 from scn.diagnostics import ScnDataError, ScnEmitError
 from scn.folders import replace_folder
 from scn.scoring import families as fam
-from scn.scoring import html
+from scn.scoring import html, intervals
 from scn.scoring.runs import (
     BLOCKER_KEY,
     BLOCKS_KEY,
@@ -41,6 +41,7 @@ from scn.scoring.runs import (
     blocker_splitter,
     breakdown,
     make_runs,
+    repetitions,
     task_length,
 )
 from scn.trajectory import failed_to_run, read_trajectories
@@ -136,6 +137,14 @@ class _Scorer:
         for name in missing:
             self.missing.setdefault(name, set()).add(fam.bundle_label(run.records[0]))
         return table
+
+    def score_run(self, run: Run) -> dict[str, Any]:
+        """Return a run's metrics: over all its records, or for a run repeated with `--runs N`
+        the mean over its repetitions with `NAME.std` and `runs` (as `scn score` does)."""
+        parts = repetitions(run.records)
+        if len(parts) < 2:
+            return self.score(run, list(run.records))
+        return intervals.clean(intervals.over_runs([self.score(run, list(p)) for p in parts]))
 
     def headings(self, runs: Iterable[Run]) -> dict[str, str]:
         """Return the breakdown metrics (metric -> heading) of the families the runs use."""
@@ -243,6 +252,14 @@ def _fmt(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+def _spread(values: dict[str, Any], name: str) -> str:
+    """Format a metric, with `± std` over repetitions when the run has them."""
+    text = _fmt(values.get(name))
+    if values.get(f"{name}.std") is not None:
+        text += f" ± {_fmt(values[f'{name}.std'])}"
+    return text
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -344,8 +361,8 @@ def build_report(
         entries = [(f, r) for (f, _old), r in zip(entries, completed, strict=True)]
     scorer = _Scorer(families)
     runs = make_runs(entries)
-    metrics = {run.label: scorer.score(run, list(run.records)) for run in runs}
-    names = sorted({m for values in metrics.values() for m in values})
+    metrics = {run.label: scorer.score_run(run) for run in runs}
+    names = sorted({m for values in metrics.values() for m in values if not m.endswith(".std")})
     headings = scorer.headings(runs)
 
     files: dict[str, bytes] = {}
@@ -360,7 +377,7 @@ def build_report(
         values = metrics[run.label]
         rows.append(
             [run.label, run.file, run.bundle, run.agent, settings]
-            + [_fmt(values.get(m)) for m in names]
+            + [_spread(values, m) for m in names]
         )
     md += _table(["run", "file", "bundle", "agent", "settings"] + names, rows) + [""]
 
