@@ -61,6 +61,10 @@ write them yet; `scn.scoring.families.load_truth` supplies them from the bundle)
   returned.
 
 Metrics with no episode to average over are None.
+
+The trajectory analyses of section 6 (failure categories, drift and tool selection, follow-up
+after block alternatives, endings) and accuracy by shortest-path length are defined in
+`scn.plugins.planbench.analyses` and merged into this table.
 """
 
 from __future__ import annotations
@@ -320,6 +324,8 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         for key, n in call_counts(r).items():
             totals[key] += n
     calls = totals["attempts"]
+    from scn.plugins.planbench import analyses  # it reads this module's helpers
+
     return {
         "episodes": len(records),
         "accuracy": _mean([float(j[2]) for j in judged]),
@@ -334,4 +340,5 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         "uirr": _rate(totals["untrusted"], calls),
         "combined_invalid_rate": _rate(totals["invalid"], calls),
         "noisy_call_rate": _rate(totals["noisy"], calls),
+        **analyses.score(records),
     }
