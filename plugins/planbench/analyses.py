@@ -105,9 +105,7 @@ SURRENDER = re.compile(
 # ------------------------------------------------------------------ task facts
 
 
-def truth_fields(
-    task: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]]
-) -> dict[str, Any]:
+def truth_fields(task: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Return `alternatives` ({tool: sibling type}): the blocker siblings of the tools of the
     task's ground-truth sets, the tools a retrieval-time blocker can swap in for them."""
     truth = _dict(task.get("truth"))
@@ -318,8 +316,11 @@ def _shares(prefix: str, names: Iterable[str], counts: dict[str, int], whole: in
     return {f"{prefix}.{n}": _share(counts.get(n, 0), whole) for n in names}
 
 
-def score(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return the section-6 analyses and accuracy by L* over trajectory records."""
+def score(records: list[dict[str, Any]], accurate: list[bool] | None = None) -> dict[str, Any]:
+    """Return the section-6 analyses and accuracy by L* over trajectory records (`accurate`:
+    each record's grounded accuracy when the caller has judged them already)."""
+    if accurate is None:
+        accurate = [judge(r)[2] for r in records]
     failures: dict[str, int] = {}
     endings: dict[str, int] = {}
     failed = ended = 0
@@ -327,15 +328,14 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     by_length: dict[int, list[int]] = {}
     invoked: dict[str, dict[str, int]] = {}
     failed_calls = failed_retrievals = 0
-    for record in records:
-        accurate = judge(record)[2]
+    for record, good in zip(records, accurate, strict=True):
         cell = by_length.setdefault(shortest(record), [0, 0])
         cell[0] += 1
-        cell[1] += accurate
+        cell[1] += good
         for kind, follow in followups(record):
             counts = invoked.setdefault(kind, {})
             counts[follow] = counts.get(follow, 0) + 1
-        if accurate:
+        if good:
             continue
         failed += 1
         trace = Trace(record)

@@ -70,6 +70,7 @@ after block alternatives, endings) and accuracy by shortest-path length are defi
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from scn.scoring.records import action_type, executed, trusted_ok, truth_of
@@ -145,15 +146,29 @@ def unreadable_call(step: dict[str, Any]) -> bool:
     )
 
 
-def signatures(truth: dict[str, Any]) -> dict[str, tuple[set[str], set[str]]] | None:
-    """Return {tool: (inputs, outputs)} from `truth.signatures`, or None when absent."""
+#: Parsed `truth.signatures` by the id of the raw mapping (held, so the id stays its own): the
+#: records of one task share one mapping (`scn.scoring.families.with_truth`), and a bootstrap
+#: scores each record a thousand times, so each task's signatures are parsed once.
+_PARSED: dict[int, tuple[Any, dict[str, tuple[frozenset[str], frozenset[str]]]]] = {}
+_PARSED_MAX = 4096
+
+
+def signatures(truth: dict[str, Any]) -> dict[str, tuple[frozenset[str], frozenset[str]]] | None:
+    """Return {tool: (inputs, outputs)} from `truth.signatures`, or None when absent (shared:
+    callers must not change it)."""
     raw = truth.get("signatures")
     if not isinstance(raw, dict):
         return None
+    cached = _PARSED.get(id(raw))
+    if cached is not None and cached[0] is raw:
+        return cached[1]
     out = {}
     for tool, sig in raw.items():
         sig = _dict(sig)
-        out[str(tool)] = (names(sig.get("inputs")), names(sig.get("outputs")))
+        out[str(tool)] = (frozenset(names(sig.get("inputs"))), frozenset(names(sig.get("outputs"))))
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[id(raw)] = (raw, out)
     return out
 
 
@@ -166,7 +181,9 @@ def catalogue(truth: dict[str, Any]) -> list[list[str]]:
     return [path] if path else []
 
 
-def closure(start: set[str], tools: Iterable[tuple[set[str], set[str]]]) -> set[str]:
+def closure(
+    start: set[str], tools: Iterable[tuple[AbstractSet[str], AbstractSet[str]]]
+) -> set[str]:
     """Return the fixpoint of `start` under the tools: outputs join once all inputs are held."""
     held = set(start)
     pending = list(tools)
@@ -340,5 +357,5 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         "uirr": _rate(totals["untrusted"], calls),
         "combined_invalid_rate": _rate(totals["invalid"], calls),
         "noisy_call_rate": _rate(totals["noisy"], calls),
-        **analyses.score(records),
+        **analyses.score(records, [j[2] for j in judged]),
     }
