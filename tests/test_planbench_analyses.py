@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from scn.plugins.planbench import analyses
-from scn.plugins.planbench.metrics import score
+from scn.plugins.planbench.analyses import family as score
 
 SIGS = {
     "t1": (["A"], ["B"]),

@@ -32,7 +32,7 @@ from typing import Any
 from scn.diagnostics import ScnDataError, ScnEmitError
 from scn.folders import replace_folder
 from scn.scoring import families as fam
-from scn.scoring import html, intervals
+from scn.scoring import family_tables, html, intervals
 from scn.scoring.runs import (
     BLOCKER_KEY,
     BLOCKS_KEY,
@@ -427,6 +427,10 @@ def build_report(
             md += [f"![{PurePosixPath(rel).stem}]({rel})" for rel in rels] + [""]
         report["figures"] = drawn
     files.update(figures)
+    made = family_tables.collect(scorer.families, scorer.names, runs, warn)
+    if made:
+        md += family_tables.markdown(made, _table, _fmt)
+        report["tables"] = made
     for message in fam.missing_messages(scorer.missing):
         warn(message)
 

@@ -75,6 +75,7 @@ from typing import Any
 
 from attrs import frozen
 
+from scn.plugins.planbench import metrics
 from scn.plugins.planbench.metrics import (
     RETRIEVE,
     call_counts,
@@ -381,4 +382,13 @@ def score(records: list[dict[str, Any]], accurate: list[bool] | None = None) -> 
     for length, (n, good) in sorted(by_length.items()):
         if length:
             table[f"accuracy.L{length}"] = _share(good, n)
+    return table
+
+
+def family(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the `planbench` family's table: appendix B.8's metrics (`metrics.score`) and
+    these analyses, each episode judged once."""
+    judged = [judge(r) for r in records]
+    table = metrics.score(records, judged)
+    table.update(score(records, [j[2] for j in judged]))
     return table

@@ -64,7 +64,8 @@ Metrics with no episode to average over are None.
 
 The trajectory analyses of section 6 (failure categories, drift and tool selection, follow-up
 after block alternatives, endings) and accuracy by shortest-path length are defined in
-`scn.plugins.planbench.analyses` and merged into this table.
+`scn.plugins.planbench.analyses`; the family's scorer (`analyses.family`) is this table merged
+with theirs.
 """
 
 from __future__ import annotations
@@ -331,9 +332,13 @@ def _rate(part: int, whole: int) -> float:
     return round(part / whole, 6) if whole else 0.0
 
 
-def score(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return PlanBench-XL's metric table over trajectory records."""
-    judged = [judge(r) for r in records]
+def score(
+    records: list[dict[str, Any]], judged: list[tuple[bool, bool, bool]] | None = None
+) -> dict[str, Any]:
+    """Return PlanBench-XL's metric table over trajectory records (`judged`: each record's
+    `judge` when the caller has it already)."""
+    if judged is None:
+        judged = [judge(r) for r in records]
     egts = [egt(r) for r in records]
     edts = [e for e in (edt(r) for r in records) if e is not None]
     totals = dict(attempts=0, invalid=0, untrusted=0, noisy=0, retrievals=0)
@@ -341,8 +346,6 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         for key, n in call_counts(r).items():
             totals[key] += n
     calls = totals["attempts"]
-    from scn.plugins.planbench import analyses  # it reads this module's helpers
-
     return {
         "episodes": len(records),
         "accuracy": _mean([float(j[2]) for j in judged]),
@@ -357,5 +360,4 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         "uirr": _rate(totals["untrusted"], calls),
         "combined_invalid_rate": _rate(totals["invalid"], calls),
         "noisy_call_rate": _rate(totals["noisy"], calls),
-        **analyses.score(records, [j[2] for j in judged]),
     }

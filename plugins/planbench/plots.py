@@ -5,7 +5,7 @@ The shortest-path length L* of a task is the size of its smallest ground-truth t
 in the release; `analyses.shortest`); the blocking severity of an episode is the number of tools
 its retrieval-time blocker blocked (`settings.blocks`, "none" without a blocker). Each point
 scores its slice with
-`scn.plugins.planbench.metrics.score` (accuracy), with its bootstrap interval and n.
+the family's scorer (`analyses.family`: accuracy), with its bootstrap interval and n.
 
 Section 6's analyses (`scn.plugins.planbench.analyses`) are drawn as grouped bars per run: the
 failure categories of failed episodes (Figure 6), their endings (section 6.3) and, when any block
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from scn.plugins.planbench import analyses
+from scn.plugins.planbench.analyses import family as score
 from scn.plugins.planbench.analyses import shortest
-from scn.plugins.planbench.metrics import score
 from scn.scoring import panels
 from scn.scoring.records import as_dict
 from scn.scoring.runs import BLOCKER_KEY, BLOCKS_KEY, Run, regroup
