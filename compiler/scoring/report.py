@@ -33,6 +33,7 @@ from scn.diagnostics import ScnDataError, ScnEmitError
 from scn.folders import replace_folder
 from scn.scoring import families as fam
 from scn.scoring import family_tables, html, intervals
+from scn.scoring.report_replay import provenance, replay_located
 from scn.scoring.runs import (
     BLOCKER_KEY,
     BLOCKS_KEY,
@@ -320,13 +321,13 @@ def useful_lengths(
 
 def _read_all(
     paths: Sequence[Path],
-) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[str, int]]]:
-    entries: list[tuple[str, dict[str, Any]]] = []
+) -> tuple[list[tuple[str, int, dict[str, Any]]], list[tuple[str, int]]]:
+    entries: list[tuple[str, int, dict[str, Any]]] = []
     sources = []
     for path in paths:
         loaded = _load(Path(path))
         sources.append((str(path), len(loaded)))
-        entries += [(str(path), record) for _number, record in loaded]
+        entries += [(str(path), number, record) for number, record in loaded]
     if not entries:
         names = ", ".join(str(p) for p in paths) or "no files"
         raise ScnDataError(f"no episodes to report on ({names})", path=names)
@@ -334,19 +335,33 @@ def _read_all(
 
 
 def build_report(
-    paths: Sequence[Path], warn: Warn | None = None, families: fam.Families | None = None
+    paths: Sequence[Path],
+    warn: Warn | None = None,
+    families: fam.Families | None = None,
+    *,
+    replay: bool = True,
+    disagreements: list[str] | None = None,
 ) -> dict[str, bytes]:
     """Return the report's files (name -> bytes) for the given trajectory files.
 
     `families` defaults to the installed metric families; `warn` hears about families that are
-    not installed or fail to draw.
+    not installed or fail to draw, and episodes not replayed. With `replay` (the default) every
+    episode whose bundle is on disk is replayed and reported as replayed
+    (`scn.scoring.report_replay`); `disagreements` receives each record the replay contradicts.
 
     Raises:
         ScnDataError: a file is unreadable or holds a malformed record (named by file and line),
-            or the files hold no episodes at all.
+            a record cannot be replayed on its bundle, or the files hold no episodes at all.
     """
-    entries, sources = _read_all(paths)
+    located, sources = _read_all(paths)
     warn = warn or (lambda _message: None)
+    checked = None
+    if replay:
+        checked = replay_located(located, warn)
+        located = checked.records
+        if disagreements is not None:
+            disagreements.extend(checked.disagreements)
+    entries = [(f, r) for f, _n, r in located]
     failed = sum(1 for _f, r in entries if failed_to_run(r))
     if failed:  # no result: left out of every table and figure, as `scn score` does
         entries = [(f, r) for f, r in entries if not failed_to_run(r)]
@@ -370,6 +385,7 @@ def build_report(
     md += [f"- `{name}`: {count} episodes" for name, count in sources]
     if failed:
         md += ["", f"{failed} episode(s) marked failed-to-run are left out."]
+    md += ["", provenance(checked)]
     md += ["", "## Runs", "", "A run is (file, bundle, agent, settings).", ""]
     rows = []
     for run in runs:
@@ -445,7 +461,14 @@ def build_report(
     return files
 
 
-def write_report(paths: list[Path], out: Path, warn: Warn | None = None) -> list[Path]:
+def write_report(
+    paths: list[Path],
+    out: Path,
+    warn: Warn | None = None,
+    *,
+    replay: bool = True,
+    disagreements: list[str] | None = None,
+) -> list[Path]:
     """Write the comparison report of `paths` into the folder `out`; return the files written.
 
     `out` is replaced as a whole (atomically) if it exists and is empty or holds an earlier report.
@@ -455,7 +478,7 @@ def write_report(paths: list[Path], out: Path, warn: Warn | None = None) -> list
         ScnDataError: bad input (see `build_report`).
         ScnEmitError: `out` cannot be written or is a folder that holds something else.
     """
-    files = build_report(paths, warn)
+    files = build_report(paths, warn, replay=replay, disagreements=disagreements)
     out = Path(out)
     if out.exists():
         if not out.is_dir():
