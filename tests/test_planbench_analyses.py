@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scn.plugins.planbench import analyses
 from scn.plugins.planbench.analyses import family as score
@@ -176,8 +178,8 @@ def test_hand_computed_analyses() -> None:
 
 def test_shares_sum_to_one_and_none_without_failures() -> None:
     table = score(EPISODES)
-    assert sum(table[f"failure.{c}"] for c in analyses.FAILURES) == pytest.approx(1.0)
-    assert sum(table[f"ending.{e}"] for e in analyses.ENDINGS) == pytest.approx(1.0)
+    assert sum(table[f"failure.{c}"] for c in analyses.FAILURES) == pytest.approx(1.0, abs=1e-5)
+    assert sum(table[f"ending.{e}"] for e in analyses.ENDINGS) == pytest.approx(1.0, abs=1e-5)
     solved = score([EPISODES[4]])
     assert solved["failures"] == 0 and solved["failure.no_traction"] is None
     assert solved["drift.progress_tool_seen"] is None and solved["alternatives_invoked"] == 0
@@ -218,3 +220,48 @@ def test_truth_fields_lists_the_blocker_siblings_of_ground_truth_tools() -> None
     task = {"truth": {"path": ["t1"], "minimal_sets": [["t1"]]}}
     assert analyses.truth_fields(task, tools) == {"alternatives": {"t1_Alt": "explicit_failure"}}
     assert analyses.truth_fields({"truth": {"path": ["q"]}}, tools) == {}
+
+
+STEP_POOL = [
+    retrieve("t1", "n1"),
+    retrieve("t2", "t2_mirror", "t2_alt"),
+    retrieve("t3", inputs=["C"]),
+    call("t1", A),
+    call("n1", A),
+    call("t2", {"B": "b"}),
+    call("t2_mirror", {"B": "b"}, trusted=False, value="zzz"),
+    call("t2_alt", {"B": "b"}, ok=False),
+    call("t3", {"C": "c"}),
+    call("t3", {"C": "zzz"}, valid=False, rejected="untrusted_input"),
+    call("t1", {"wrong": "a"}, valid=False),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(range(len(STEP_POOL))), max_size=12),
+            st.sampled_from([None, "d", "zzz", "I cannot tell", ""]),
+        ),
+        max_size=8,
+    )
+)
+def test_shares_are_fractions_that_partition_failures(
+    plan: list[tuple[list[int], str | None]],
+) -> None:
+    records = []
+    for indices, final in plan:
+        steps = [STEP_POOL[i] for i in indices] + ([answer(final)] if final is not None else [])
+        records.append(episode(steps, final))
+    table = score(records)
+    shares = {k: v for k, v in table.items() if "." in k and v is not None}
+    assert all(0.0 <= v <= 1.0 for v in shares.values()), shares
+    if table["failures"]:
+        assert sum(table[f"failure.{c}"] for c in analyses.FAILURES) == pytest.approx(1.0, abs=1e-5)
+    if table["failures"] > round(table["failures"] * (table["failure.format_error"] or 0)):
+        assert sum(table[f"ending.{e}"] for e in analyses.ENDINGS) == pytest.approx(1.0, abs=1e-5)
+    if table["alternatives_invoked"]:
+        assert sum(table[f"followup.{f}"] for f in analyses.FOLLOWUPS) == pytest.approx(
+            1.0, abs=1e-5
+        )
