@@ -372,6 +372,12 @@ def plugins(as_json: bool, diagnostics_format: str) -> None:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random agents.")
 @click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Play every task N times (run i: settings.run=i, seed +i, sampling seed +i).",
+)
+@click.option(
     "--base-url",
     default=None,
     help="OpenAI-compatible endpoint for --agent openai:MODEL (vLLM, Ollama, a hosted API).",
@@ -429,6 +435,7 @@ def run(
     split: str | None,
     max_steps: int | None,
     seed: int,
+    runs: int | None,
     base_url: str | None,
     api_key_env: str,
     concurrency: int,
@@ -469,8 +476,7 @@ def run(
                     "--agent openai:MODEL needs --base-url", path="--base-url", code="usage"
                 )
             model = agent_name.split(":", 1)[1]
-            make_agent = llm_cli.llm_factory(model, base_url, api_key_env, timeout, llm)
-            factory: Callable[[], Any] = lambda: make_agent()  # noqa: E731
+            llm_cli.llm_factory(model, base_url, api_key_env, timeout, llm)  # checks the options
         else:
             registry = reporter.load_registry()
             entry = registry.agents.get(agent_name)
@@ -480,7 +486,13 @@ def run(
                     path="--agent",
                     code="usage",
                 )
-            factory = lambda: entry.factory(seed)  # noqa: E731
+
+        def factory_for(run_seed: int, run_llm: dict[str, Any]) -> Callable[[], Any]:
+            if agent_name.startswith("openai:"):
+                make = llm_cli.llm_factory(model, base_url, api_key_env, timeout, run_llm)
+                return lambda: make()
+            return lambda: entry.factory(run_seed)
+
         loaded = LoadedBundle.load(bundle)
         retrieval, max_steps, blocks = run_defaults(
             loaded,
@@ -515,36 +527,42 @@ def run(
             click.echo(text, nl=False)
             return
         from scn.runtime.failures import RunAborted
+        from scn.runtime.run import repeat_plan
 
-        runner = run_concurrent
-        if backend == "ray":
-            runner = ray_runner(
-                agent_name,
-                seed,
-                base_url,
-                api_key_env,
-                timeout,
-                address,
-                workers,
-                max_in_flight,
-                llm,
-            )
-        with _episode_progress(quiet) as progress, llm_cli.aborts(RunAborted):
-            played, skipped = runner(
-                loaded,
-                factory,
-                agent_name,
-                out,
-                tasks=ids,
-                concurrency=concurrency,
-                max_steps=max_steps,
-                seed=seed,
-                blocker=blocker,
-                blocks=blocks,
-                retrieval=retrieval,
-                progress=progress,
-                protocol=protocol,
-            )
+        played = skipped = 0
+        for index, run_seed, sampling in repeat_plan(runs, seed, llm.get("sampling_seed")):
+            run_llm = {**llm, "sampling_seed": sampling}
+            runner = run_concurrent
+            if backend == "ray":
+                runner = ray_runner(
+                    agent_name,
+                    run_seed,
+                    base_url,
+                    api_key_env,
+                    timeout,
+                    address,
+                    workers,
+                    max_in_flight,
+                    run_llm,
+                )
+            with _episode_progress(quiet) as progress, llm_cli.aborts(RunAborted):
+                done, already = runner(
+                    loaded,
+                    factory_for(run_seed, run_llm),
+                    agent_name,
+                    out,
+                    tasks=ids,
+                    concurrency=concurrency,
+                    max_steps=max_steps,
+                    seed=run_seed,
+                    blocker=blocker,
+                    blocks=blocks,
+                    retrieval=retrieval,
+                    progress=progress,
+                    protocol=protocol,
+                    run_index=index,
+                )
+            played, skipped = played + done, skipped + already
         if not quiet:
             note = llm_cli.failed_note(out, agent_name) if agent_name.startswith("openai:") else ""
             click.echo(f"{out}: {played} episodes played, {skipped} already done{note}")

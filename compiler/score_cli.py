@@ -151,15 +151,41 @@ def score(
 @click.option(
     "-o", "--out", type=click.Path(path_type=Path), default=Path("report"), show_default=True
 )
+@click.option(
+    "--no-replay",
+    is_flag=True,
+    help="Report the records as written, without replaying them on their bundles.",
+)
 @diagnostics_option
-def report(trajectories: tuple[Path, ...], out: Path, diagnostics_format: str) -> None:
+def report(
+    trajectories: tuple[Path, ...], out: Path, no_replay: bool, diagnostics_format: str
+) -> None:
     """Compare runs across trajectory files: report.md, report.json, report.html and each metric
-    family's figures (SVG, PDF, 300-dpi PNG) in --out."""
+    family's figures (SVG, PDF, 300-dpi PNG) in --out.
+
+    Every episode whose bundle is on disk is replayed, as `scn score` does, and reported as
+    replayed; a record that disagrees with its replay is named and the status is 2 (the report
+    is still written, with the replay's outcomes)."""
     from scn.scoring.report import write_report
 
     with boundary(diagnostics_format):
-        for path in write_report(list(trajectories), out, warn=warn):
+        found: list[str] = []
+        paths = write_report(
+            list(trajectories), out, warn=warn, replay=not no_replay, disagreements=found
+        )
+        for path in paths:
             click.echo(path)
+        if no_replay:
+            warn("--no-replay: the report shows the records' own outcomes, not recomputed")
+        for message in found:
+            click.echo(f"scn: record disagrees with its replay: {message}", err=True)
+        if found:
+            click.echo(
+                f"scn: {len(found)} episode(s) disagree with their replay; the report shows "
+                "the replay's",
+                err=True,
+            )
+            sys.exit(EXIT_INPUT)
 
 
 def cell(row: dict[str, object], name: str) -> str:

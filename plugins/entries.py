@@ -201,3 +201,6 @@ class MetricFamilyEntry:
     breakdown: Mapping[str, str] = field(factory=dict)  #: metric -> heading, in order
     doc: str = ""
     plugin: str
+    #: `tables(runs) -> [{"title", "columns", "rows"[, "note"]}]`: the paper's tables for the
+    #: report (e.g. a mean and spread over repeated runs).
+    tables: Callable[..., Sequence[Mapping[str, Any]]] | None = None

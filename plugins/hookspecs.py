@@ -188,6 +188,7 @@ class RegisterMetricFamily(Protocol):
         | None = None,
         breakdown: Mapping[str, str] | Sequence[str] = (),
         doc: str = "",
+        tables: Callable[[Sequence[Any]], Sequence[Mapping[str, Any]]] | None = None,
     ) -> None: ...
 
 
@@ -540,8 +541,8 @@ def scn_register_metric_families(register: RegisterMetricFamily) -> None:
     family that is named but not installed is reported on stderr; the general metrics are still
     scored.
 
-    Call ``register(name, score, *, plots=None, truth_fields=None, breakdown=(), doc="")`` once
-    per family.
+    Call ``register(name, score, *, plots=None, truth_fields=None, breakdown=(), doc="",
+    tables=None)`` once per family.
 
     - ``name``: the family, as written after ``metrics`` in a ``harness`` statement.
     - ``score``: ``score(records) -> Mapping[str, float | int | None]``, the family's metric
@@ -568,6 +569,13 @@ def scn_register_metric_families(register: RegisterMetricFamily) -> None:
       by blocker type, a mapping of metric name to heading (or a list of names, each its own
       heading).
     - ``doc``: one line shown by ``scn plugins``.
+    - ``tables``: ``tables(runs) -> list[dict]``, tables the paper prints that ``scn report``
+      adds under the family's name (after the figures): each ``{"title": str, "columns":
+      [str], "rows": [[str | number | None]], "note": str}`` (``note`` optional). ``runs`` are
+      the report's runs that use the family, as for ``plots``; a run repeated with ``scn run
+      --runs N`` holds its N repetitions (``scn.scoring.runs.repetitions`` splits them), so a
+      table can give the mean and spread over runs. A table that raises is reported on stderr
+      and left out.
 
     Example::
 

@@ -348,6 +348,7 @@ def _metric_family_register(s: _Session) -> Callable[..., None]:
         truth_fields: Callable[..., Any] | None = None,
         breakdown: Mapping[str, str] | Sequence[str] = (),
         doc: str = "",
+        tables: Callable[..., Any] | None = None,
     ) -> None:
         name = s.begin(name)
         if isinstance(breakdown, Mapping):
@@ -372,6 +373,7 @@ def _metric_family_register(s: _Session) -> Callable[..., None]:
                 plots=s.function(name, "plots", plots, optional=True),
                 truth_fields=s.function(name, "truth_fields", truth_fields, optional=True),
                 breakdown=headings,
+                tables=s.function(name, "tables", tables, optional=True),
                 doc=s.text(name, "doc", doc),
                 plugin=s.plugin_name,
             )

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from scn.plugins.cctu import metrics as cctu
 from scn.plugins.planbench import metrics as planbench
+from scn.plugins.planbench.analyses import family as planbench_family
 from scn.plugins.tpsbench import metrics as tpsbench
 from scn.plugins.travelplanner import metrics as travelplanner
 from scn.regenerate import ROOT
@@ -699,7 +700,8 @@ def test_score_records_groups_by_agent_and_bundle() -> None:
     )
     table = families.score_records([one, two, other, unknown])
     assert list(table) == ["a", "b [multi_mcp/servers]", "b [retail/planbench]", "c"]
-    assert table["a"] == {**general.score([one]), **planbench.score([one])}
+    # the family's scorer: appendix B.8's metrics and section 6's analyses
+    assert table["a"] == {**general.score([one]), **planbench_family([one])}
     assert table["b [multi_mcp/servers]"] == {**general.score([other]), **tpsbench.score([other])}
     assert table["c"] == general.score([unknown])
     assert families.score_records([]) == {}

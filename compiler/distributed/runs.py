@@ -146,6 +146,7 @@ def run_ray(
     protocol: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     stats: dict[str, Any] | None = None,
+    run_index: int | None = None,
 ) -> tuple[int, int]:
     """Play every task not yet in `out` on Ray; return (played, skipped) like `run`.
 
@@ -161,7 +162,7 @@ def run_ray(
         out,
         spec.name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
         blocker=blocker,
         blocks=blocks,
     )
@@ -189,6 +190,7 @@ def run_ray(
             "blocks": blocks,
             "retrieval": retrieval,
             "protocol": protocol,
+            "run_index": run_index,
         }
         actor = ray.remote(EpisodeWorker).options(**options)
         pool = [

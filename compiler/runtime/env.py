@@ -417,7 +417,11 @@ class Env:
             for v in found:
                 violations.append({**v, "call": index})
             return CallResult(
-                checked.tool, False, checked.valid, error="\n".join(v["message"] for v in found)
+                checked.tool,
+                False,
+                checked.valid,
+                error="\n".join(v["message"] for v in found),
+                kind="constraint",
             )
         if not checked.valid:
             return checked
@@ -460,19 +464,35 @@ class Env:
         name = str(tool)
         spec = self.bundle.tools.get(name) if isinstance(tool, str) else None
         if spec is None:
-            return CallResult(name, False, False, error=f"unknown tool {name!r}")
+            return CallResult(
+                name, False, False, error=f"unknown tool {name!r}", kind="unknown_tool"
+            )
         if name not in self.positions():
             return CallResult(
-                name, False, False, error=f"tool {name!r} is not available in this task"
+                name,
+                False,
+                False,
+                error=f"tool {name!r} is not available in this task",
+                kind="unlisted_tool",
             )
         refused = self.protocol.callable(self, name) if self.protocol_name else None
         if refused is not None:
-            return CallResult(name, False, False, error=refused)
+            return CallResult(name, False, False, error=refused, kind="not_callable")
         if name in self.banned or name in self.hidden or name in self.unlisted:
-            return CallResult(name, False, False, error=f"tool {name!r} is not available any more")
+            return CallResult(
+                name,
+                False,
+                False,
+                error=f"tool {name!r} is not available any more",
+                kind="unavailable",
+            )
         if not isinstance(args, dict):
             return CallResult(
-                name, False, False, error="arguments must be an object of parameter names to values"
+                name,
+                False,
+                False,
+                error="arguments must be an object of parameter names to values",
+                kind="bad_arguments",
             )
         return self.protocol.admit(self, name, spec, args)
 

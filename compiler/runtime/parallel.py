@@ -58,6 +58,7 @@ def run_concurrent(
     retrieval: bool = False,
     progress: Callable[[int, int], None] | None = None,
     protocol: str | None = None,
+    run_index: int | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`, `concurrency` at a time.
 
@@ -75,7 +76,7 @@ def run_concurrent(
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
         blocker=blocker,
         blocks=blocks,
         harness=harness_block(agent_factory(), bundle),
@@ -103,6 +104,7 @@ def run_concurrent(
                 blocks=blocks,
                 retrieval=retrieval,
                 protocol=protocol,
+                run_index=run_index,
             )
             attach_step_log(record, getattr(agent, "step_log", None))
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"

@@ -127,7 +127,7 @@ class Protocol:
         otherwise overrides those two, not this loop."""
         wrong = wrong_arguments(name, spec, args)
         if wrong is not None:
-            return CallResult(name, False, False, error=wrong)
+            return CallResult(name, False, False, error=wrong, kind="wrong_arguments")
         told = False
         for param in spec["params"]:
             pname, datatype = param["name"], param["datatype"]
@@ -136,15 +136,19 @@ class Protocol:
                 if datatype in stated:
                     problem = stated_problem(stated, name, pname, datatype, args[pname])
                     if problem is not None:
-                        return CallResult(name, False, False, error=problem)
+                        return CallResult(name, False, False, error=problem, kind="wrong_value")
                     told = True
                     continue
                 return CallResult(
-                    name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
+                    name,
+                    False,
+                    False,
+                    error=f"{name}: input {datatype} ({pname}) is not held yet",
+                    kind="missing_input",
                 )
             why = self.unheld(env, name, pname, datatype, str(args[pname]))
             if why is not None:
-                return CallResult(name, False, False, error=why)
+                return CallResult(name, False, False, error=why, kind="wrong_value")
         if told:  # runs on the values sent: a stated one is held by no one
             return CallResult(name, True, True, args={k: str(v) for k, v in args.items()})
         return self.admitted(name, args)

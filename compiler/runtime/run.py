@@ -5,7 +5,7 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
     {"schema": "scn-trajectory/1",
      "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics", "params"},
      "task": id, "agent": name,
-     "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]},
+     "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"][, "run"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
      "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
@@ -35,6 +35,12 @@ scenario's protocol rules), `strategy`, and where they apply `selection` (TPS-Be
 tools) and `tool_calls: "text"`. An episode the endpoint could not play adds `run_error`
 (`message`, `status`, `retries`, `fatal`, `llm`): it failed to run, is not a result, and scorers
 leave it out (`scn.runtime.failures`).
+
+`scn run --runs N` plays every task N times: run i (0 to N-1) is recorded as `"run": i` in the
+settings, with the seed `--seed + i` (a random agent draws anew; the scripted agents ignore it)
+and, for an LLM agent given `--sampling-seed S`, the sampling seed `S + i` (`repeat_plan`). The
+run index is part of the resume key, so each run resumes on its own; `scn score` reports the
+mean and standard deviation over the runs.
 
 Each line is appended and flushed as soon as its episode ends; a run started again with the same
 output file skips the episodes already written (keyed by task, agent, settings and the harness
@@ -85,9 +91,11 @@ def episode(
     blocks: int = 0,
     retrieval: bool = False,
     protocol: str | None = None,
+    run_index: int | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its trajectory record (`protocol`: a registered protocol
-    asked for by name; `retrieval=True` is the same as `protocol="retrieval"`)."""
+    asked for by name; `retrieval=True` is the same as `protocol="retrieval"`; `run_index`: the
+    repetition it belongs to, recorded as `settings.run`)."""
     env = Env(
         bundle,
         task_id,
@@ -115,7 +123,7 @@ def episode(
         "bundle": bundle_record(bundle),
         "task": task_id,
         "agent": agent_name,
-        "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
         "steps": env.steps,
         "outcome": env.outcome(),
     }
@@ -141,11 +149,13 @@ def settings(
     blocks: int,
     retrieval: bool = False,
     protocol: str | None = None,
+    run_index: int | None = None,
 ) -> dict[str, Any]:
     """Return the settings that make two episodes of one task comparable (and resumable).
 
     The retrieval protocol keeps its historical key (`"retrieval": true`, which scores read);
-    any other protocol asked for by name is recorded as `"protocol": NAME`."""
+    any other protocol asked for by name is recorded as `"protocol": NAME`; a repeated run
+    (`scn run --runs N`) adds its index as `"run"`."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
         out.update({"blocker": blocker, "blocks": blocks})
@@ -153,7 +163,26 @@ def settings(
         out["retrieval"] = True
     elif protocol is not None:
         out["protocol"] = protocol
+    if run_index is not None:
+        out["run"] = run_index
     return out
+
+
+def repeat_plan(
+    runs: int | None, seed: int, sampling_seed: int | None
+) -> list[tuple[int | None, int, int | None]]:
+    """Return (run index, agent seed, LLM sampling seed) for each run of `scn run --runs N`.
+
+    Without `--runs` there is one run and no index (records as before). Run i takes the seed
+    `seed + i` and, when a sampling seed was given, `sampling_seed + i`: repeated runs sample
+    anew where the agent takes a seed, while a scripted agent (oracle, greedy, null) plays the
+    same episodes each time.
+    """
+    if runs is None:
+        return [(None, seed, sampling_seed)]
+    return [
+        (i, seed + i, None if sampling_seed is None else sampling_seed + i) for i in range(runs)
+    ]
 
 
 def requested_protocol(
@@ -330,6 +359,7 @@ def run(
     retrieval: bool = False,
     progress: Callable[[int, int], None] | None = None,
     protocol: str | None = None,
+    run_index: int | None = None,
 ) -> tuple[int, int]:
     """Run every task (or the given ones) not yet in `out`; return (played, skipped).
 
@@ -344,7 +374,7 @@ def run(
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
         blocker=blocker,
         blocks=blocks,
         harness=harness_block(agent_factory(), bundle),
@@ -363,6 +393,7 @@ def run(
                 blocks=blocks,
                 retrieval=retrieval,
                 protocol=protocol,
+                run_index=run_index,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             if progress is not None:

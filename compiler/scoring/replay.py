@@ -13,6 +13,7 @@ the trajectory file's folder) or among `--bundle` folders, with every file match
 manifest's hashes and the manifest matching `bundle.manifest_sha256`. A bundle that is missing or
 fails its hashes is an error, not a skipped file.
 
+A result field newer runtimes add (`OPTIONAL_RESULT_KEYS`) may be absent from an older record.
 Not checked (they are measurements, not consequences of the actions): each step's `time_ms`,
 and the fields a record adds that the environment does not produce (an LLM agent's token
 counts, say); they are carried over as recorded. Episodes marked failed-to-run
@@ -39,6 +40,10 @@ MEMO_SIZE = 20_000
 
 #: Step fields the replay does not reproduce (wall-clock measurements).
 UNCHECKED_STEP_KEYS = frozenset({"time_ms"})
+
+#: Result fields newer runtimes write that a record from an older scn may lack: absent is fine,
+#: present must agree (`error_kind`: what an invalid call ran into).
+OPTIONAL_RESULT_KEYS = frozenset({"error_kind"})
 
 
 @frozen
@@ -291,7 +296,10 @@ def _results_agree(mine: Any, theirs: Any, tools: Mapping[str, Mapping[str, Any]
     for a, b in zip(mine, theirs, strict=True):
         if not isinstance(a, dict) or not isinstance(b, dict):
             return False
-        if any(k not in b or not _same(a[k], b[k]) for k in a):
+        if any(
+            (k in b and not _same(a[k], b[k])) or (k not in b and k not in OPTIONAL_RESULT_KEYS)
+            for k in a
+        ):
             return False
         extra = set(b) - set(a)
         if extra - {"latency_ms"}:

@@ -32,7 +32,8 @@ from typing import Any
 from scn.diagnostics import ScnDataError, ScnEmitError
 from scn.folders import replace_folder
 from scn.scoring import families as fam
-from scn.scoring import html
+from scn.scoring import family_tables, html, intervals
+from scn.scoring.report_replay import provenance, replay_located
 from scn.scoring.runs import (
     BLOCKER_KEY,
     BLOCKS_KEY,
@@ -41,6 +42,7 @@ from scn.scoring.runs import (
     blocker_splitter,
     breakdown,
     make_runs,
+    repetitions,
     task_length,
 )
 from scn.trajectory import failed_to_run, read_trajectories
@@ -136,6 +138,14 @@ class _Scorer:
         for name in missing:
             self.missing.setdefault(name, set()).add(fam.bundle_label(run.records[0]))
         return table
+
+    def score_run(self, run: Run) -> dict[str, Any]:
+        """Return a run's metrics: over all its records, or for a run repeated with `--runs N`
+        the mean over its repetitions with `NAME.std` and `runs` (as `scn score` does)."""
+        parts = repetitions(run.records)
+        if len(parts) < 2:
+            return self.score(run, list(run.records))
+        return intervals.clean(intervals.over_runs([self.score(run, list(p)) for p in parts]))
 
     def headings(self, runs: Iterable[Run]) -> dict[str, str]:
         """Return the breakdown metrics (metric -> heading) of the families the runs use."""
@@ -243,6 +253,14 @@ def _fmt(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+def _spread(values: dict[str, Any], name: str) -> str:
+    """Format a metric, with `± std` over repetitions when the run has them."""
+    text = _fmt(values.get(name))
+    if values.get(f"{name}.std") is not None:
+        text += f" ± {_fmt(values[f'{name}.std'])}"
+    return text
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -303,13 +321,13 @@ def useful_lengths(
 
 def _read_all(
     paths: Sequence[Path],
-) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[str, int]]]:
-    entries: list[tuple[str, dict[str, Any]]] = []
+) -> tuple[list[tuple[str, int, dict[str, Any]]], list[tuple[str, int]]]:
+    entries: list[tuple[str, int, dict[str, Any]]] = []
     sources = []
     for path in paths:
         loaded = _load(Path(path))
         sources.append((str(path), len(loaded)))
-        entries += [(str(path), record) for _number, record in loaded]
+        entries += [(str(path), number, record) for number, record in loaded]
     if not entries:
         names = ", ".join(str(p) for p in paths) or "no files"
         raise ScnDataError(f"no episodes to report on ({names})", path=names)
@@ -317,19 +335,33 @@ def _read_all(
 
 
 def build_report(
-    paths: Sequence[Path], warn: Warn | None = None, families: fam.Families | None = None
+    paths: Sequence[Path],
+    warn: Warn | None = None,
+    families: fam.Families | None = None,
+    *,
+    replay: bool = True,
+    disagreements: list[str] | None = None,
 ) -> dict[str, bytes]:
     """Return the report's files (name -> bytes) for the given trajectory files.
 
     `families` defaults to the installed metric families; `warn` hears about families that are
-    not installed or fail to draw.
+    not installed or fail to draw, and episodes not replayed. With `replay` (the default) every
+    episode whose bundle is on disk is replayed and reported as replayed
+    (`scn.scoring.report_replay`); `disagreements` receives each record the replay contradicts.
 
     Raises:
         ScnDataError: a file is unreadable or holds a malformed record (named by file and line),
-            or the files hold no episodes at all.
+            a record cannot be replayed on its bundle, or the files hold no episodes at all.
     """
-    entries, sources = _read_all(paths)
+    located, sources = _read_all(paths)
     warn = warn or (lambda _message: None)
+    checked = None
+    if replay:
+        checked = replay_located(located, warn)
+        located = checked.records
+        if disagreements is not None:
+            disagreements.extend(checked.disagreements)
+    entries = [(f, r) for f, _n, r in located]
     failed = sum(1 for _f, r in entries if failed_to_run(r))
     if failed:  # no result: left out of every table and figure, as `scn score` does
         entries = [(f, r) for f, r in entries if not failed_to_run(r)]
@@ -344,8 +376,8 @@ def build_report(
         entries = [(f, r) for (f, _old), r in zip(entries, completed, strict=True)]
     scorer = _Scorer(families)
     runs = make_runs(entries)
-    metrics = {run.label: scorer.score(run, list(run.records)) for run in runs}
-    names = sorted({m for values in metrics.values() for m in values})
+    metrics = {run.label: scorer.score_run(run) for run in runs}
+    names = sorted({m for values in metrics.values() for m in values if not m.endswith(".std")})
     headings = scorer.headings(runs)
 
     files: dict[str, bytes] = {}
@@ -353,6 +385,7 @@ def build_report(
     md += [f"- `{name}`: {count} episodes" for name, count in sources]
     if failed:
         md += ["", f"{failed} episode(s) marked failed-to-run are left out."]
+    md += ["", provenance(checked)]
     md += ["", "## Runs", "", "A run is (file, bundle, agent, settings).", ""]
     rows = []
     for run in runs:
@@ -360,7 +393,7 @@ def build_report(
         values = metrics[run.label]
         rows.append(
             [run.label, run.file, run.bundle, run.agent, settings]
-            + [_fmt(values.get(m)) for m in names]
+            + [_spread(values, m) for m in names]
         )
     md += _table(["run", "file", "bundle", "agent", "settings"] + names, rows) + [""]
 
@@ -410,6 +443,10 @@ def build_report(
             md += [f"![{PurePosixPath(rel).stem}]({rel})" for rel in rels] + [""]
         report["figures"] = drawn
     files.update(figures)
+    made = family_tables.collect(scorer.families, scorer.names, runs, warn)
+    if made:
+        md += family_tables.markdown(made, _table, _fmt)
+        report["tables"] = made
     for message in fam.missing_messages(scorer.missing):
         warn(message)
 
@@ -424,7 +461,14 @@ def build_report(
     return files
 
 
-def write_report(paths: list[Path], out: Path, warn: Warn | None = None) -> list[Path]:
+def write_report(
+    paths: list[Path],
+    out: Path,
+    warn: Warn | None = None,
+    *,
+    replay: bool = True,
+    disagreements: list[str] | None = None,
+) -> list[Path]:
     """Write the comparison report of `paths` into the folder `out`; return the files written.
 
     `out` is replaced as a whole (atomically) if it exists and is empty or holds an earlier report.
@@ -434,7 +478,7 @@ def write_report(paths: list[Path], out: Path, warn: Warn | None = None) -> list
         ScnDataError: bad input (see `build_report`).
         ScnEmitError: `out` cannot be written or is a folder that holds something else.
     """
-    files = build_report(paths, warn)
+    files = build_report(paths, warn, replay=replay, disagreements=disagreements)
     out = Path(out)
     if out.exists():
         if not out.is_dir():

@@ -10,6 +10,11 @@ The task length of an episode is, first found: `settings["task_length"]`, `setti
 the bundle's `params.length` if the trajectory records it, else the number of calls of the ground
 truth (`len(outcome.truth.path)`).
 
+Repetitions (`scn run --runs N`) are one run: a record with a `run` index in its settings is
+keyed without its `run` and `seed` settings (run i plays with seed + i), so the N repetitions of
+an agent form one row whose metrics the report gives as mean and standard deviation over them
+(`repetitions` splits a run's records back into its repetitions).
+
 A blocker series is a run without its `blocker` and `blocks` settings, so that one series
 compares the blocker types an agent met (episodes without a blocker count as `none`; a blocker
 type that ran with several block counts is split by count, `KIND xN`).
@@ -23,6 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from attrs import frozen
+
+#: The setting holding the repetition index of `scn run --runs N`, and the seed it varies.
+RUN_KEY = "run"
+SEED_KEY = "seed"
 
 #: Settings that name the blocker of a run (its kind and its events per episode); both are
 #: removed from a run's settings to form a blocker series.
@@ -121,9 +130,23 @@ def bundle_name(record: Mapping[str, Any]) -> str:
 
 
 def run_key(file: str, record: Mapping[str, Any], drop: Sequence[str] = ()) -> RunKey:
-    """Return the run a record belongs to, its settings without the keys in `drop`."""
-    settings = {k: v for k, v in (record.get("settings") or {}).items() if k not in drop}
+    """Return the run a record belongs to, its settings without the keys in `drop` (and, for a
+    repetition of `--runs N`, without its index and seed)."""
+    settings = record.get("settings") or {}
+    if RUN_KEY in settings:
+        drop = (*drop, RUN_KEY, SEED_KEY)
+    settings = {k: v for k, v in settings.items() if k not in drop}
     return (file, bundle_name(record), record["agent"], json.dumps(settings, sort_keys=True))
+
+
+def repetitions(records: Iterable[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """Return a run's records split by their `run` index (in index order; records without one
+    form one repetition)."""
+    split: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        index = (r.get("settings") or {}).get(RUN_KEY)
+        split.setdefault("" if index is None else plain(index), []).append(r)
+    return [split[k] for k in sorted(split, key=lambda k: (len(k), k))]
 
 
 def labels(keys: Sequence[RunKey]) -> dict[RunKey, str]:

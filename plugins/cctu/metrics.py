@@ -57,7 +57,18 @@ the per-dimension denominators are all episodes.
 parallel_single_hop, multi_hop, parallel_multi_hop); when present, `sr.<shape>` and
 `psr.<shape>` are reported per structure too, as the paper's Table 2 does.
 
+- self_correction_rate.<dimension>.<kind>: the same per category (Figure 7 of the paper).
+
 Metrics with no episode (or no violation, for correction rates) are None.
+
+Three-run tables (section 4.3: three independent runs, "mean and standard deviation"). `tables`
+gives `scn report` the paper's Table 2 (SR and PSR per data source and overall, rows ranked by
+overall PSR) and, per category, the violation rates (Figure 6) and self-correction rates
+(Figure 7), each cell `mean (sd)` in percent over the runs of one agent: the files given, or the
+repetitions of `scn run --runs N` (`scn.scoring.runs.repetitions`). The spread is the
+population standard deviation (ddof 0) as the released evaluator computes it with `numpy.std`;
+`scn score`'s generic `NAME.std` is the sample one. A metric a run does not define (no
+violation to correct) is averaged over the runs that define it.
 """
 
 from __future__ import annotations
@@ -222,7 +233,7 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         for k, vs in enumerate(per_step):
             for v in vs:
                 good = corrected(steps, k, v)
-                for key in ("", v["dimension"]):
+                for key in ("", v["dimension"], f"{v['dimension']}.{v['kind']}"):
                     found[key] = found.get(key, 0) + 1
                     fixed[key] = fixed.get(key, 0) + good
     table: dict[str, Any] = {
@@ -242,4 +253,107 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
         table[f"violation_rate.{key}"] = round(hit.get(key, 0) / total, 6) if total else None
     for d in dims:
         table[f"self_correction_rate.{d}"] = round(fixed[d] / found[d], 6) if found.get(d) else None
+    for key in sorted(k for k in found if "." in k):
+        table[f"self_correction_rate.{key}"] = round(fixed[key] / found[key], 6)
     return table
+
+
+# ------------------------------------------------------------------ three-run tables
+
+#: CCTU's data sources in the paper's column order, with their printed names.
+SHAPES = {
+    "single_hop": "Single-Hop",
+    "parallel_single_hop": "Parallel Single-Hop",
+    "multi_hop": "Multi-Hop",
+    "parallel_multi_hop": "Parallel Multi-Hop",
+}
+
+
+def mean_sd(values: list[float]) -> tuple[float, float] | None:
+    """Return the mean and population standard deviation (ddof 0), or None without values."""
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    return mean, (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+
+
+def percent_cell(values: list[Any]) -> str:
+    """Format per-run fractions as `mean (sd)` in percent (`mean` alone for one run; `-` for
+    none)."""
+    found = mean_sd([float(v) for v in values if isinstance(v, (int, float))])
+    if found is None:
+        return "-"
+    mean, sd = found
+    numbers = [v for v in values if isinstance(v, (int, float))]
+    return f"{100 * mean:.2f}" if len(numbers) < 2 else f"{100 * mean:.2f} ({100 * sd:.2f})"
+
+
+def run_groups(runs: Any) -> dict[str, list[dict[str, Any]]]:
+    """Return {row label: per-run metric tables}: one row per agent, bundle and settings, each
+    report run (a file) contributing its repetitions as runs."""
+    import json
+
+    from scn.scoring.runs import repetitions
+
+    groups: dict[tuple[str, str, str], list[list[dict[str, Any]]]] = {}
+    for run in runs:
+        key = (run.agent, run.bundle, json.dumps(dict(run.settings), sort_keys=True))
+        groups.setdefault(key, []).extend([list(p) for p in repetitions(run.records)])
+    agents = [k[0] for k in groups]
+    out = {}
+    for key in sorted(groups):
+        label = key[0] if agents.count(key[0]) == 1 else f"{key[0]} {key[1]} {key[2]}"
+        out[label] = [score(records) for records in groups[key]]
+    return out
+
+
+def _table(
+    title: str, rows: dict[str, list[dict[str, Any]]], columns: dict[str, str], note: str
+) -> dict[str, Any]:
+    return {
+        "title": title,
+        "columns": ["model", "runs", *columns.values()],
+        "rows": [
+            [label, len(per_run), *(percent_cell([t.get(m) for t in per_run]) for m in columns)]
+            for label, per_run in rows.items()
+        ],
+        "note": note,
+    }
+
+
+def tables(runs: Any) -> list[dict[str, Any]]:
+    """Return the paper's three-run tables over report runs (see the module docstring)."""
+    rows = run_groups(runs)
+    if not rows:
+        return []
+    seen = {k for per_run in rows.values() for t in per_run for k in t}
+    shapes = [s for s in SHAPES if f"sr.{s}" in seen]
+    shapes += sorted(k[3:] for k in seen if k.startswith("sr.") and k[3:] not in SHAPES)
+    main: dict[str, str] = {}
+    for shape in shapes:
+        name = SHAPES.get(shape, shape)
+        main.update({f"sr.{shape}": f"{name} SR", f"psr.{shape}": f"{name} PSR"})
+    main.update({"sr": "Overall SR", "psr": "Overall PSR"})
+
+    def overall_psr(item: tuple[str, list[dict[str, Any]]]) -> float:
+        found = mean_sd([float(t["psr"]) for t in item[1] if t.get("psr") is not None])
+        return -(found[0] if found else -1.0)
+
+    ranked = dict(sorted(rows.items(), key=overall_psr))
+    spread = "mean (population sd) over runs, percent"
+    out = [
+        _table(
+            "CCTU Table 2: SR and PSR by data source",
+            ranked,
+            main,
+            spread + "; ranked by overall PSR",
+        )
+    ]
+    for prefix, title in (
+        ("violation_rate.", "CCTU Figure 6: violation rate by constraint category"),
+        ("self_correction_rate.", "CCTU Figure 7: self-refinement (correction) rate by category"),
+    ):
+        keys = sorted(k for k in seen if k.startswith(prefix) and k.count(".") == 2)
+        columns = {prefix.rstrip("."): "overall"} | {k: k[len(prefix) :] for k in keys}
+        out.append(_table(title, ranked, columns, spread))
+    return out

@@ -133,7 +133,7 @@ def truth_fields(task: dict[str, Any], tools: dict[str, Any]) -> dict[str, Any]:
 
 @hookimpl
 def scn_register_metric_families(register: Any) -> None:
-    from scn.plugins.cctu.metrics import score
+    from scn.plugins.cctu.metrics import score, tables
     from scn.plugins.cctu.plots import plots
 
     register(
@@ -141,5 +141,6 @@ def scn_register_metric_families(register: Any) -> None:
         score,
         plots=plots,
         truth_fields=truth_fields,
+        tables=tables,
         doc="CCTU: SR, PSR, violation rates and self-correction rates by dimension and kind",
     )

@@ -79,22 +79,26 @@ class IntentProtocol(Protocol):
     def admit(self, env: Any, name: str, spec: Mapping[str, Any], args: dict[str, Any]) -> Any:
         wrong = wrong_arguments(name, spec, args)
         if wrong is not None:
-            return CallResult(name, False, False, error=wrong)
+            return CallResult(name, False, False, error=wrong, kind="wrong_arguments")
         for param in spec["params"]:
             pname, datatype = param["name"], param["datatype"]
             value = args[pname]
             if datatype in self.types:
                 problem = stated_problem(self.types, name, pname, datatype, value)
                 if problem is not None:
-                    return CallResult(name, False, False, error=problem)
+                    return CallResult(name, False, False, error=problem, kind="wrong_value")
                 continue
             if datatype not in env.held:
                 return CallResult(
-                    name, False, False, error=f"{name}: input {datatype} ({pname}) is not held yet"
+                    name,
+                    False,
+                    False,
+                    error=f"{name}: input {datatype} ({pname}) is not held yet",
+                    kind="missing_input",
                 )
             why = self.unheld(env, name, pname, datatype, str(value))
             if why is not None:
-                return CallResult(name, False, False, error=why)
+                return CallResult(name, False, False, error=why, kind="wrong_value")
         return CallResult(name, True, True, args={k: str(v) for k, v in args.items()})
 
     def execute(self, env: Any, checked: CallResult) -> CallResult | None:

@@ -99,11 +99,21 @@ def redundant_calls(record: dict[str, Any], goals: Sequence[str] | None = None) 
     return repeated, extra
 
 
+#: The runtime's error kinds (`error_kind`, `scn.runtime.results.ERROR_KINDS`) of an
+#: inaccessible call: an input not held yet, or a tool a blocker took away (or, in retrieval
+#: mode, `rejected` for an input not held); every other refusal is a wrong-parameter call.
+INACCESSIBLE = frozenset({"missing_input", "unavailable"})
+
+
 def failure_kind(result: dict[str, Any]) -> str | None:
     """Return the D.2.2 failure mode of an invalid call ('inaccessible' or 'wrong_parameter'),
-    None for a valid one. Read from the runtime's error message."""
+    None for a valid one. Read from the result's `error_kind` (or a protocol's `rejected`);
+    records written before error kinds existed are read from the error's wording."""
     if result.get("valid"):
         return None
+    kind = result.get("error_kind") or result.get("rejected")
+    if isinstance(kind, str):
+        return "inaccessible" if kind in INACCESSIBLE else "wrong_parameter"
     error = str(result.get("error") or "")
     if "is not held yet" in error or "not available any more" in error:
         return "inaccessible"

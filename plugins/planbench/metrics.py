@@ -61,11 +61,17 @@ write them yet; `scn.scoring.families.load_truth` supplies them from the bundle)
   returned.
 
 Metrics with no episode to average over are None.
+
+The trajectory analyses of section 6 (failure categories, drift and tool selection, follow-up
+after block alternatives, endings) and accuracy by shortest-path length are defined in
+`scn.plugins.planbench.analyses`; the family's scorer (`analyses.family`) is this table merged
+with theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from scn.scoring.records import action_type, executed, trusted_ok, truth_of
@@ -141,15 +147,29 @@ def unreadable_call(step: dict[str, Any]) -> bool:
     )
 
 
-def signatures(truth: dict[str, Any]) -> dict[str, tuple[set[str], set[str]]] | None:
-    """Return {tool: (inputs, outputs)} from `truth.signatures`, or None when absent."""
+#: Parsed `truth.signatures` by the id of the raw mapping (held, so the id stays its own): the
+#: records of one task share one mapping (`scn.scoring.families.with_truth`), and a bootstrap
+#: scores each record a thousand times, so each task's signatures are parsed once.
+_PARSED: dict[int, tuple[Any, dict[str, tuple[frozenset[str], frozenset[str]]]]] = {}
+_PARSED_MAX = 4096
+
+
+def signatures(truth: dict[str, Any]) -> dict[str, tuple[frozenset[str], frozenset[str]]] | None:
+    """Return {tool: (inputs, outputs)} from `truth.signatures`, or None when absent (shared:
+    callers must not change it)."""
     raw = truth.get("signatures")
     if not isinstance(raw, dict):
         return None
+    cached = _PARSED.get(id(raw))
+    if cached is not None and cached[0] is raw:
+        return cached[1]
     out = {}
     for tool, sig in raw.items():
         sig = _dict(sig)
-        out[str(tool)] = (names(sig.get("inputs")), names(sig.get("outputs")))
+        out[str(tool)] = (frozenset(names(sig.get("inputs"))), frozenset(names(sig.get("outputs"))))
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[id(raw)] = (raw, out)
     return out
 
 
@@ -162,7 +182,9 @@ def catalogue(truth: dict[str, Any]) -> list[list[str]]:
     return [path] if path else []
 
 
-def closure(start: set[str], tools: Iterable[tuple[set[str], set[str]]]) -> set[str]:
+def closure(
+    start: set[str], tools: Iterable[tuple[AbstractSet[str], AbstractSet[str]]]
+) -> set[str]:
     """Return the fixpoint of `start` under the tools: outputs join once all inputs are held."""
     held = set(start)
     pending = list(tools)
@@ -310,9 +332,13 @@ def _rate(part: int, whole: int) -> float:
     return round(part / whole, 6) if whole else 0.0
 
 
-def score(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return PlanBench-XL's metric table over trajectory records."""
-    judged = [judge(r) for r in records]
+def score(
+    records: list[dict[str, Any]], judged: list[tuple[bool, bool, bool]] | None = None
+) -> dict[str, Any]:
+    """Return PlanBench-XL's metric table over trajectory records (`judged`: each record's
+    `judge` when the caller has it already)."""
+    if judged is None:
+        judged = [judge(r) for r in records]
     egts = [egt(r) for r in records]
     edts = [e for e in (edt(r) for r in records) if e is not None]
     totals = dict(attempts=0, invalid=0, untrusted=0, noisy=0, retrievals=0)

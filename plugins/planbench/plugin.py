@@ -37,14 +37,16 @@ def scn_register_success_rules(register: Any) -> None:
 
 @hookimpl
 def scn_register_metric_families(register: Any) -> None:
-    from scn.plugins.planbench.metrics import score
+    from scn.plugins.planbench.analyses import family, truth_fields
     from scn.plugins.planbench.plots import plots
 
     register(
         "planbench",
-        score,
+        family,
         plots=plots,
-        doc="PlanBench-XL: grounded accuracy, EGT, EDT, turns, SC ratio, ITCR, UIRR, noisy calls",
+        truth_fields=truth_fields,
+        doc="PlanBench-XL: grounded accuracy, EGT, EDT, turns, SC ratio, ITCR, UIRR, noisy calls;"
+        " section 6's failure categories, drift, reuse and endings; accuracy by L*",
     )
 
 
