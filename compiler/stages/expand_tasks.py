@@ -98,7 +98,10 @@ class TaskBuilder:
         fmt = self.formats.get(dt.name)
         if fmt is not None:
             template, env = fmt
-            return render(template, env.child({"n": n, "i": record, "name": dt.name}))
+            # `compile_seed`: a format may shift its values with the seed, so that another seed
+            # draws other values (fresh instances) while one record stays one function of `n`.
+            scope = {"n": n, "i": record, "name": dt.name, "compile_seed": self.ctx.seed}
+            return render(template, env.child(scope))
         if dt.value_type == "handle":
             return f"<{dt.name}{n:05d}>"
         if dt.value_type == "number":
@@ -365,7 +368,13 @@ class TaskBuilder:
                     name, given[name], item.value.span if item.value is not None else item.span
                 )
         inputs = self.many(attrs_, "inputs", scope)
-        if inputs is not None:
+        if isinstance(inputs, Record):  # {datatype: value}: inputs with the values they hold
+            for key in inputs.keys():
+                (name,) = self.datatype_names(str(key), attrs_["inputs"][0].span)
+                value = inputs.get(key)
+                given.setdefault(name, None if value is None else str(value))
+                self.check_value(name, given[name], attrs_["inputs"][0].span)
+        elif inputs is not None:
             for name in self.datatype_names(inputs, attrs_["inputs"][0].span):
                 given.setdefault(name, None)
         goal_value = self.many(attrs_, "goal", scope)
@@ -433,7 +442,10 @@ class TaskBuilder:
             values = ()
         # `rules` holds the wording of the task's constraints, for its query text.
         rules = [c.message for c in attached or () if c.message]
-        scope = scope.child({"values": Record.of(given_values), "rules": rules})
+        # A stated value (datatype `role "stated"`) is said in the request's own words, never
+        # handed over as a value: `values` leaves it out.
+        shown = {d: v for d, v in given_values.items() if self.datatypes[d].role != "stated"}
+        scope = scope.child({"values": Record.of(shown), "rules": rules})
         query = str(self.one(attrs_, "query", scope))
         split = self.one(attrs_, "split", scope)
         info = tuple(
