@@ -142,6 +142,8 @@ class GeneratorContext:
     atomic: tuple[solver.Tool, ...] = ()
     #: Truth kinds that measure (inputs, target) pairs, by name (`reachable(length=NAME)`).
     measures: Mapping[str, Any] = field(factory=dict)
+    #: Each tool's optional parameters: {tool: {datatype: default}} (`name: T = "default"`).
+    defaults: Mapping[str, Mapping[str, str]] = field(factory=dict)
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:

@@ -270,6 +270,11 @@ class TaskBuilder:
                 for name, entry in self.ctx.registry.truth_kinds.items()
                 if entry.measure is not None
             },
+            defaults={
+                t.name: {p.datatype: str(p.default) for p in t.optional}
+                for t in self.tools
+                if t.optional
+            },
         )
         out = {}
         for name, entry in self.ctx.registry.generators.items():

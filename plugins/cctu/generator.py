@@ -151,18 +151,34 @@ _MANY = (
 _NUMBER = {2: "two", 3: "three", 4: "four"}
 
 
+#: How often a case asks for a filter's default record (a filter whose default always
+#: matched would test nothing; one that never did would teach "never the default").
+DEFAULT_SHARE = 0.1
+
+
 def _filters(
-    branches: list[list[Any]], relations: dict[str, str], words: dict[str, str], rng: Any
+    branches: list[list[Any]],
+    relations: dict[str, str],
+    words: dict[str, str],
+    rng: Any,
+    defaults: Any = None,
 ) -> dict[str, str]:
     """One member per filter datatype the case's tools name in their phrases, drawn from
-    the members `words` knows (`"Datatype.member: phrasing | phrasing"`)."""
+    the members `words` knows (`"Datatype.member: phrasing | phrasing"`): the tool's default
+    (`defaults`: {tool: {datatype: default}}) with probability DEFAULT_SHARE, else another."""
     out: dict[str, str] = {}
     for chain in branches:
         for tool in chain:
             for datatype in _FILTER.findall(relations.get(tool.name, "")):
                 members = sorted(k.split(".", 1)[1] for k in words if k.startswith(datatype + "."))
-                if datatype not in out and members:
-                    out[datatype] = members[rng.randrange(len(members))]
+                if datatype in out or not members:
+                    continue
+                default = ((defaults or {}).get(tool.name) or {}).get(datatype)
+                others = [m for m in members if m != default]
+                if default in members and (not others or rng.random() < DEFAULT_SHARE):
+                    out[datatype] = default
+                else:
+                    out[datatype] = others[rng.randrange(len(others))]
     return out
 
 
@@ -375,7 +391,7 @@ def cctu(
     if int(toolset) > 0:
         listed = _toolset(ctx, branches, int(toolset), pick)
     relations, words = _relations(phrases), _table(filters)
-    chosen = _filters(branches, relations, words, pick)
+    chosen = _filters(branches, relations, words, pick, getattr(ctx, "defaults", None))
     question = _question(branches, relations, pick, chosen, words)
     goals = sorted(sorted(b[-1].outputs)[0] for b in branches)
     inputs = sorted(

@@ -9,7 +9,8 @@ datatypes of one record share one index, so lookups stay consistent, and another
 every value (fresh instances share no question).
 
 A domain is a chain of four kinds (three chain tools) and four attribute tools. Some tools take
-an optional enum filter (`tenure`, `rank`, `season`) whose default is what a call gets when it
+an optional enum filter (`tenure`, `rank`, `season`; `register` on every tool reading the
+domain's first kind, whose records the registers disagree on) whose default is what a call gets when it
 leaves the filter out; the question says which member it wants in its own words.
 """
 
@@ -41,6 +42,13 @@ FILTERS = {
         "largest",
         "Which one to return when there are several: the largest, the oldest or the newest.",
     ),
+    "Register": (
+        "register_kind",
+        ("national", "regional", "archive"),
+        "national",
+        "Which register to consult: the national one, a regional one or a private archive;"
+        " they do not always agree.",
+    ),
     "Season": (
         "season_kind",
         ("spring", "summer", "autumn", "winter"),
@@ -56,6 +64,9 @@ FILTER_WORDS = {
     "Rank.largest": "biggest | most extensive",
     "Rank.oldest": "longest-established | most venerable",
     "Rank.newest": "most recently opened | youngest",
+    "Register.national": "the country-wide register | the state register",
+    "Register.regional": "the provincial register | the district register",
+    "Register.archive": "the family papers | the private collection",
     "Season.spring": "between March and May",
     "Season.summer": "between June and August",
     "Season.autumn": "between September and November",
@@ -100,7 +111,7 @@ DOMAINS = [
       ("garden_area_lookup", "BreederGarden", "GardenArea", "", "Returns the area a garden covers.", "the area covered by {x}"),
       ("curator_birth_year", "GardenCurator", "CuratorBirthYear", "", "Returns the year a curator was born.", "the year {x} was born"),
      ]),
-    ("football", "a regional football circuit and its clubs",
+    ("football", "a football circuit of small towns and its clubs",
      [("Club", "name", "Athletic"), ("ClubLeague", "name", "League"), ("LeagueCommissioner", "person", ""), ("CommissionerTown", "name", "town"), ("ClubStadiumSeats", "count", "seats"), ("LeagueFoundingYear", "year", ""), ("CommissionerTermCount", "count", "terms"), ("TownMarketDay", "name", "market day")],
      [
       ("club_league_finder", "Club", "ClubLeague", "", "Returns the league a club plays in.", "the league that {x} plays in"),
@@ -122,7 +133,7 @@ DOMAINS = [
       ("ensemble_tour_counter", "ComposerEnsemble", "EnsembleTourDates", "Season", "Counts the concerts an ensemble gives in a season.", "how many concerts {x} gives {Season}"),
       ("hall_capacity_lookup", "EnsembleHall", "HallSeats", "", "Returns how many seats a hall has.", "how many seats {x} has"),
      ]),
-    ("cuisine", "regional dishes and the markets that supply them",
+    ("cuisine", "local dishes and the markets that supply them",
      [("Dish", "name", "stew"), ("DishRegion", "name", "valley"), ("RegionMarket", "name", "Market"), ("MarketWarden", "person", ""), ("DishCalories", "count", "kcal"), ("RegionRainfall", "count", "mm a year"), ("MarketStalls", "count", "stalls"), ("WardenBirthYear", "year", "")],
      [
       ("dish_region_finder", "Dish", "DishRegion", "", "Returns the region a dish comes from.", "the region that {x} comes from"),
@@ -144,7 +155,7 @@ DOMAINS = [
       ("company_staff_counter", "MineCompany", "CompanyStaff", "", "Counts the staff of a company.", "how many people {x} employs"),
       ("chair_birth_year", "CompanyChair", "ChairBirthYear", "", "Returns the year a person was born.", "the year {x} was born"),
      ]),
-    ("aviation", "regional airlines and their airfields",
+    ("aviation", "small airlines and their airfields",
      [("Airliner", "name", "jet"), ("AirlinerCarrier", "name", "Airways"), ("CarrierHub", "name", "Airfield"), ("HubDirector", "person", ""), ("AirlinerRange", "count", "km"), ("CarrierFleet", "count", "aircraft"), ("HubRunwayLength", "count", "m"), ("DirectorBirthYear", "year", "")],
      [
       ("airliner_carrier_finder", "Airliner", "AirlinerCarrier", "", "Returns the airline that flies an aircraft type.", "the airline that flies the {x}"),
@@ -456,6 +467,8 @@ def main() -> None:
             k += 1
         names = []
         for name, in_dt, out_dt, filt, doc, phrase in tools:
+            if not filt and in_dt == kinds[0][0]:  # the records a case starts from disagree
+                filt, phrase = "Register", f"{phrase} (according to {{Register}})"
             args = f"{describe_kind(in_dt).split()[-1]}: {in_dt}"
             if filt:
                 default = FILTERS[filt][2]
