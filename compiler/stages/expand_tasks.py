@@ -639,42 +639,8 @@ class TaskBuilder:
             else:
                 values[name] = self.value(self.datatypes[name], n, n)
         self.records.append(RecordDef(task_id, tuple(sorted(values.items()))))
-        self.filter_variants(task_id, visible, values, given, n)
+        optional_params.fill_task(self, task_id, visible, values, given, n)
         return task_id, {d: values[d] for d in given}
-
-    def filter_variants(
-        self,
-        task_id: str,
-        visible: tuple[str, ...],
-        values: dict[str, str],
-        given: Mapping[str, Any],
-        n: int,
-    ) -> None:
-        """Fill a task's optional datatypes into its record (the value it states, else the
-        default) and add one record per other enum member (`optional_params`)."""
-        tools = [self.by_name[t] for t in visible if t in self.by_name] if visible else self.tools
-        defaults = optional_params.optional_defaults(tools, values)
-        if not defaults:
-            return
-        for d, default in defaults.items():
-            values.setdefault(d, default)
-        self.records[-1] = RecordDef(task_id, tuple(sorted(values.items())))
-        derived = {d: v for d, v in values.items() if d not in given}
-
-        def members(d: str) -> list[str]:
-            dt = self.datatypes.get(d)
-            return list(self.enum_members.get(dt.enum or "", [])) if dt is not None else []
-
-        made = optional_params.variants(
-            tools,
-            values,
-            defaults,
-            members,
-            lambda d, k: self.value(self.datatypes[d], k, k) if d in derived else values[d],
-            n,
-        )
-        for k, variant in enumerate(made, start=2):
-            self.records.append(RecordDef(f"{task_id}/{k}", tuple(sorted(variant.items()))))
 
 
 def loaded_records(

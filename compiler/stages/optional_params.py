@@ -138,3 +138,37 @@ def _downstream(tools: list[ToolDef], datatype: str, covered: set[str]) -> set[s
         out |= made
         frontier = made
     return out
+
+
+def fill_task(
+    builder: Any,
+    task_id: str,
+    visible: tuple[str, ...],
+    values: dict[str, str],
+    given: Mapping[str, Any],
+    n: int,
+) -> None:
+    """Fill a task's optional datatypes into its record (the value it states, else the
+    default) and add one record per other enum member (`variants`). `builder` is the expand
+    stage's TaskBuilder (its tools, datatypes, enums, records and value maker)."""
+    from scn.scenario import RecordDef
+
+    by_name = builder.by_name
+    tools = [by_name[t] for t in visible if t in by_name] if visible else builder.tools
+    defaults = optional_defaults(tools, values)
+    if not defaults:
+        return
+    for d, default in defaults.items():
+        values.setdefault(d, default)
+    builder.records[-1] = RecordDef(task_id, tuple(sorted(values.items())))
+    derived = {d for d in values if d not in given}
+
+    def members(d: str) -> list[str]:
+        dt = builder.datatypes.get(d)
+        return list(builder.enum_members.get(dt.enum or "", [])) if dt is not None else []
+
+    def make(d: str, k: int) -> str:
+        return builder.value(builder.datatypes[d], k, k) if d in derived else values[d]
+
+    for k, variant in enumerate(variants(tools, values, defaults, members, make, n), start=2):
+        builder.records.append(RecordDef(f"{task_id}/{k}", tuple(sorted(variant.items()))))
