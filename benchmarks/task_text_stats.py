@@ -7,9 +7,10 @@ Compiles each built-in benchmark as `probe_scores.py` does and measures its task
 
 - `tokens`: mean request length in word and punctuation tokens (`\\w+|[^\\w\\s]`; a BPE
   tokenizer gives about 1.3 times as many on English prose);
-- `prompt≈`: mean prompt length estimated as characters / 4 of the request plus the schemas of
-  the task's visible tools (`tools/openai.json`), the figure CCTU's paper reports (4,754 Qwen3
-  tokens, tool descriptions included);
+- `prompt≈`: mean prompt length estimated as characters / 4 of the request, the harness's
+  prompts (`harness { prompt ... }`: system prompt, answer format) and the schemas of the task's
+  visible tools (`tools/openai.json`), the figure CCTU's paper reports (4,754 Qwen3 tokens,
+  system prompt and tool descriptions included);
 - `distinct`: mean distinct content words per request;
 - `overlap`: mean share of a request's content words that occur in the names and descriptions
   of the task's visible tools (what a lexical matcher exploits);
@@ -89,7 +90,11 @@ def prompt_chars(bundle: LoadedBundle, schemas: dict[str, Any], task: dict[str, 
     shown = env.reset()["tools"]
     extra = getattr(env.protocol_class, "llm_tools", None) or {}
     listed = sum(len(json.dumps(schemas[t])) for t in shown if t in schemas)
-    return len(task["query"]) + listed + sum(len(json.dumps(t)) for t in extra.values())
+    # The harness's own prompts (`harness { prompt system, "..." }`) go to the model too, as
+    # CCTU's system prompt is part of its 4,754 tokens.
+    harness = bundle.scenario.get("harness") or {}
+    prompts = sum(len(str(v[0])) for k, v in harness.items() if k.startswith("prompt.") and v)
+    return len(task["query"]) + listed + prompts + sum(len(json.dumps(t)) for t in extra.values())
 
 
 def text_stats(

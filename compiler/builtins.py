@@ -53,6 +53,15 @@ def fit(text: Any, limit: int = 64) -> str:
     return f"{text[: limit - 9].rstrip('_')}_{digest}"
 
 
+def _fill(text: Any, values: Any) -> str:
+    """`fill(text, values)`: `text` with each `<Key>` replaced by `values.Key` (a generator's
+    sentence naming the values a task is given, which only the task's record knows)."""
+    out = str(text)
+    for key in values.keys() if isinstance(values, Record) else []:
+        out = out.replace(f"<{key}>", str(values.get(key)))
+    return out
+
+
 def _cond(test: Any, then: Any, otherwise: Any) -> Any:
     """`cond(test, a, b)`: `a` if `test` holds, else `b` (both are evaluated; draws stay seeded)."""
     if not isinstance(test, bool):
@@ -102,6 +111,7 @@ def functions() -> dict[str, Callable[..., Any]]:
         "join": _join,
         "fit": fit,
         "cond": _cond,
+        "fill": _fill,
         "len": lambda x: len(x),
         "min": min,
         "max": max,
@@ -132,6 +142,8 @@ class GeneratorContext:
     atomic: tuple[solver.Tool, ...] = ()
     #: Truth kinds that measure (inputs, target) pairs, by name (`reachable(length=NAME)`).
     measures: Mapping[str, Any] = field(factory=dict)
+    #: Each tool's optional parameters: {tool: {datatype: default}} (`name: T = "default"`).
+    defaults: Mapping[str, Mapping[str, str]] = field(factory=dict)
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:

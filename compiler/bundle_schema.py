@@ -80,7 +80,12 @@ TOOL = {
             "items": {
                 "type": "object",
                 "required": ["name", "datatype"],
-                "properties": {"name": _name, "datatype": _name},
+                "properties": {
+                    "name": _name,
+                    "datatype": _name,
+                    "required": {"type": "boolean"},
+                    "default": _opt_str,
+                },
             },
         },
         "outputs": _names,

@@ -176,12 +176,14 @@ class Seed:
 
 @frozen
 class Arg:
-    """One tool input: `[surface_name:] Datatype [if condition]`."""
+    """One tool input: `[surface_name:] Datatype [= default] [if condition]`; with a default
+    the parameter is optional (a call that leaves it out runs on the default)."""
 
     datatype: Template
     name: Template | None = None
     condition: Expr | None = None
     span: Span | None = _span()
+    default: Expr | None = None
 
 
 @frozen

@@ -164,6 +164,8 @@ def _tool(t: m.Tool, indent: str) -> str:
         text = print_template(a.datatype, False)
         if a.name is not None:
             text = f"{print_template(a.name, False)}: {text}"
+        if a.default is not None:
+            text += f" = {print_expr(a.default)}"
         if a.condition is not None:
             text += f" if {print_expr(a.condition)}"
         args.append(text)

@@ -47,10 +47,16 @@ class EnumDef:
 
 @frozen
 class ToolParam:
-    """One tool argument: its surface name and the datatype it carries."""
+    """One tool argument: its surface name and the datatype it carries; with a `default` it is
+    optional (a call that leaves it out runs on the default, and the tool needs no value of it)."""
 
     name: str
     datatype: str
+    default: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
 
 
 @frozen
@@ -82,8 +88,14 @@ class ToolDef:
 
     @property
     def inputs(self) -> frozenset[str]:
-        """Return the datatypes the tool needs."""
-        return frozenset(p.datatype for p in self.params)
+        """Return the datatypes the tool needs (an optional parameter's is not needed: left out,
+        the call runs on its default)."""
+        return frozenset(p.datatype for p in self.params if p.default is None)
+
+    @property
+    def optional(self) -> tuple[ToolParam, ...]:
+        """Return the optional parameters (those with a default)."""
+        return tuple(p for p in self.params if p.default is not None)
 
     @property
     def trusted(self) -> bool:

@@ -37,6 +37,8 @@ _OMIT_IF_DEFAULT = {
     "TaskDef": ("constraints", "entities", "values"),
     "Subtask": ("entity", "args", "value"),
     "GroundTruth": ("reference",),
+    "ToolParam": ("default",),
+    "Arg": ("default",),
 }
 
 

@@ -307,12 +307,9 @@ class _Build:
         return m.Tool(self.name_tpl(name), args, outputs, attrs, span=self.span(pos))
 
     def arg(self, pos: Pos, c: list[Any]) -> m.Arg:
-        first, second, condition = c
-        if first is not None:
-            return m.Arg(
-                self.name_tpl(second), self.name_tpl(first), condition, span=self.span(pos)
-            )
-        return m.Arg(self.name_tpl(second), None, condition, span=self.span(pos))
+        first, second, default, condition = c
+        name = self.name_tpl(first) if first is not None else None
+        return m.Arg(self.name_tpl(second), name, condition, span=self.span(pos), default=default)
 
     def outputs(self, pos: Pos, c: list[Token]) -> tuple[m.Template, ...]:
         return tuple(self.name_tpl(t) for t in c)

@@ -428,7 +428,11 @@ def params() -> st.SearchStrategy[m.Param]:
 @functools.cache
 def tools() -> st.SearchStrategy[m.Tool]:
     arg = st.builds(
-        m.Arg, datatype=name_templates(), name=opt(name_templates()), condition=opt(exprs())
+        m.Arg,
+        datatype=name_templates(),
+        name=opt(name_templates()),
+        condition=opt(exprs()),
+        default=opt(exprs()),
     )
     return st.builds(
         m.Tool,

@@ -59,7 +59,10 @@ def emit_stubs(scenario: Scenario, source: str, version: str) -> bytes:
                 "returns": tool.returns or "",
                 "success": tool.success,
                 "output": tool.outputs[0] if tool.outputs else "",
-                "params": [{"name": p.name, "datatype": p.datatype} for p in tool.params],
+                "params": [
+                    {"name": p.name, "datatype": p.datatype, "default": p.default}
+                    for p in tool.params
+                ],
             }
         )
     text = render(

@@ -14,11 +14,17 @@ import random
 from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
+from scn.runtime.toolset import is_optional, needed
 
 
 def call_args(bundle: LoadedBundle, tool: str, held: dict[str, str]) -> dict[str, str]:
-    """The arguments of a call of `tool` made of the values held."""
-    return {p["name"]: held[p["datatype"]] for p in bundle.tools[tool]["params"]}
+    """The arguments of a call of `tool` made of the values held (an optional parameter whose
+    datatype is not known is left out: its default applies)."""
+    return {
+        p["name"]: held[p["datatype"]]
+        for p in bundle.tools[tool]["params"]
+        if p["datatype"] in held or not is_optional(p)
+    }
 
 
 def _answer(task: dict[str, Any], held: dict[str, str]) -> dict[str, Any]:
@@ -158,7 +164,7 @@ class RandomAgent:
         options = []
         for name in observation["tools"]:
             spec = self.bundle.tools[name]
-            inputs = {p["datatype"] for p in spec["params"]} - (set(self.stated) - set(held))
+            inputs = needed(spec) - (set(self.stated) - set(held))
             if inputs <= set(held) and not set(spec["outputs"]) <= set(held):
                 options.append(name)
         if not options:
@@ -166,7 +172,11 @@ class RandomAgent:
         choice = options[self.rng.randrange(len(options))]
         args = {}
         for p in self.bundle.tools[choice]["params"]:
+            if is_optional(p) and p["datatype"] not in held and self.rng.random() < 0.5:
+                continue  # an optional parameter left out half the time: its default applies
             members = self.stated.get(p["datatype"]) if p["datatype"] not in held else None
+            if members is None and p["datatype"] not in held:
+                members = [str(p.get("default"))]
             args[p["name"]] = (
                 members[self.rng.randrange(len(members))] if members else held[p["datatype"]]
             )

@@ -68,11 +68,14 @@ def _fixed(value: str, success: bool, output: str) -> Answer:
     return fixed
 
 
-def _lookup(name: str, params: list[tuple[str, str]], output: str) -> Answer:
-    """A baseline tool: exact lookup of its inputs in the backend."""
+def _lookup(
+    name: str, params: list[tuple[str, str]], output: str, defaults: Mapping[str, str]
+) -> Answer:
+    """A baseline tool: exact lookup of its inputs in the backend (an optional parameter left
+    out looks up its default)."""
 
     def lookup(backend: Backend, args: dict[str, Any]) -> dict[str, Any]:
-        return backend.lookup(name, {dt: args.get(p) for p, dt in params}, output)
+        return backend.lookup(name, {dt: args.get(p, defaults.get(p)) for p, dt in params}, output)
 
     return lookup
 
@@ -86,7 +89,10 @@ def answer_table(tools: Iterable[Mapping[str, Any]]) -> dict[str, Answer]:
             out[tool["name"]] = _fixed(tool.get("returns") or "", bool(tool["success"]), output)
         else:
             params = [(p["name"], p["datatype"]) for p in tool["params"]]
-            out[tool["name"]] = _lookup(tool["name"], params, output)
+            defaults = {
+                p["name"]: p["default"] for p in tool["params"] if p.get("default") is not None
+            }
+            out[tool["name"]] = _lookup(tool["name"], params, output, defaults)
     return out
 
 

@@ -19,6 +19,7 @@ import random
 from typing import Any
 
 from scn import solver
+from scn.runtime.toolset import needed
 from scn.seeds import derive_seed
 
 #: Seed spacing between events of one episode (the cost benchmark's appendix B.6.2).
@@ -32,9 +33,7 @@ def layered(tools: dict[str, dict[str, Any]], path: list[str], held: set[str]) -
     blocker does not cost a parallel schedule its parallelism."""
     have, remaining, out = set(held), list(path), []
     while remaining:
-        ready = [
-            t for t in remaining if {p["datatype"] for p in tools[t]["params"]} <= have
-        ] or remaining[:1]
+        ready = [t for t in remaining if needed(tools[t]) <= have] or remaining[:1]
         out.append(ready)
         remaining = [t for t in remaining if t not in ready]
         for t in ready:
@@ -86,7 +85,7 @@ def optimal_path(
     graph = [
         solver.Tool(
             n,
-            frozenset(p["datatype"] for p in tools[n]["params"]),
+            frozenset(needed(tools[n])),
             frozenset(tools[n]["outputs"]),
             costs.get(n, 0.0),
         )

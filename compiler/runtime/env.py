@@ -505,7 +505,11 @@ class Env:
         if checked.args is not None:  # run on the values sent
             args = {k: str(v) for k, v in checked.args.items()}
         else:
-            args = {p["name"]: self.held[p["datatype"]] for p in spec["params"]}
+            args = {
+                p["name"]: self.held[p["datatype"]]
+                for p in spec["params"]
+                if p["datatype"] in self.held
+            }
         runs = self.swaps[checked.tool][0] if checked.tool in self.swaps else checked.tool
         result = self.bundle.stubs.TOOLS[runs](self.bundle.backend, args)
         cost = self.costs.get(checked.tool, self.bundle.cost(self.task, checked.tool))

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
+from scn.runtime.toolset import is_optional
 
 #: Words too common to count as overlap between a request and a tool's text.
 STOPWORDS = frozenset(
@@ -115,6 +116,8 @@ class Probe:
                 [held[p["datatype"]]] if p["datatype"] in held else []
             )
             found = found or self.spelled(p["datatype"], str(observation["query"]))
+            if not found and is_optional(p):
+                continue  # left out: its default applies
             if not found:
                 return None
             choices.append([(p["name"], str(v)) for v in found])
@@ -280,6 +283,8 @@ class CopyValuesProbe(Probe):
                     }
                     | {m for m in members if m in query}  # an enum literal the request spells
                 )
+                if not fits and is_optional(p):
+                    continue  # left out: its default applies
                 if not fits:
                     break
                 args[p["name"]] = fits[self.rng.randrange(len(fits))]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from scn.diagnostics import ScnDataError
 from scn.runtime.results import CallResult
 from scn.runtime.stated import stated_problem, stated_types
+from scn.runtime.toolset import cached_schemas, is_optional
 
 if TYPE_CHECKING:
     from scn.runtime.env import Env
@@ -131,6 +132,12 @@ class Protocol:
         told = False
         for param in spec["params"]:
             pname, datatype = param["name"], param["datatype"]
+            if is_optional(param):  # left out: its default; given: a member of its enum
+                problem = optional_problem(env, name, param, args)
+                if problem is not None:
+                    return CallResult(name, False, False, error=problem)
+                told = True
+                continue
             if datatype not in env.held:
                 stated = stated_types(env.bundle.scenario)  # a value the request states
                 if datatype in stated:
@@ -150,7 +157,11 @@ class Protocol:
             if why is not None:
                 return CallResult(name, False, False, error=why, kind="wrong_value")
         if told:  # runs on the values sent: a stated one is held by no one
-            return CallResult(name, True, True, args={k: str(v) for k, v in args.items()})
+            sent = {k: str(v) for k, v in args.items()}
+            for p in spec["params"]:
+                if is_optional(p) and p["name"] not in sent:
+                    sent[p["name"]] = str(p.get("default"))
+            return CallResult(name, True, True, args=sent)
         return self.admitted(name, args)
 
     def unheld(self, env: Env, name: str, pname: str, datatype: str, value: str) -> str | None:
@@ -271,13 +282,39 @@ class Protocol:
         return {}
 
 
+def optional_problem(
+    env: Env, tool: str, param: Mapping[str, Any], args: Mapping[str, Any]
+) -> str | None:
+    """Why the value given for an optional parameter cannot be used (None: it can, or it was
+    left out and the default applies): a held datatype wants the value held, a stated one or an
+    enum one a member of its enum, any other a text."""
+    pname, datatype = param["name"], param["datatype"]
+    if pname not in args:
+        return None
+    value = args[pname]
+    if datatype in env.held:
+        if str(value) != env.held[datatype]:
+            return f"{tool}: {pname} is not the {datatype} you hold"
+        return None
+    schema = cached_schemas(env.bundle.scenario).get(datatype) or {}
+    members = schema.get("enum")
+    if not isinstance(value, str) or (members and value not in members):
+        shown = ", ".join(map(str, members or []))
+        return (
+            f"{tool}: {pname} must be one of: {shown}"
+            if members
+            else (f"{tool}: {pname} must be a string")
+        )
+    return None
+
+
 def wrong_arguments(name: str, spec: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
     """The error for arguments that are not exactly the tool's parameters (None if they are)."""
     listed = spec["params"]
     if len(args) == len(listed) and all(p["name"] in args for p in listed):
         return None
     params = {p["name"] for p in listed}
-    missing = sorted(params - set(args))
+    missing = sorted({p["name"] for p in listed if not is_optional(p)} - set(args))
     extra = sorted(set(args) - params)
     if not missing and not extra:
         return None

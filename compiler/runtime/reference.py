@@ -59,8 +59,11 @@ def reference_actions(
         for name in layer:
             args = {}
             for p in tools[name]["params"]:
+                value = values.get(p["datatype"], "")
+                if p.get("required", True) is False and value == p.get("default"):
+                    continue  # the default is what the task wants: the call leaves it out
                 schema = types.get(p["datatype"]) or {}
-                args[p["name"]] = typed(values.get(p["datatype"], ""), schema.get("type"))
+                args[p["name"]] = typed(value, schema.get("type"))
             calls.append({"tool": name, "args": args})
         out.append(
             {"type": "call", **calls[0]}

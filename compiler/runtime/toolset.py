@@ -49,6 +49,22 @@ def datatype_schemas(scenario: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+#: `cached_schemas` answers per scenario object (kept alive so its id stays its own).
+_SCHEMAS: dict[int, tuple[Any, dict[str, dict[str, Any]]]] = {}
+
+
+def cached_schemas(scenario: Any) -> dict[str, dict[str, Any]]:
+    """`datatype_schemas`, remembered per scenario object (read on every call's check)."""
+    found = _SCHEMAS.get(id(scenario))
+    if found is not None and found[0] is scenario:
+        return found[1]
+    out = datatype_schemas(scenario)
+    if len(_SCHEMAS) > 64:
+        _SCHEMAS.clear()
+    _SCHEMAS[id(scenario)] = (scenario, out)
+    return out
+
+
 def declared(call: Call | Event) -> dict[str, dict[str, Any]] | None:
     """Return the tool's parameters by name (type, enum, required), or None for no spec.
 
@@ -77,6 +93,17 @@ def declared(call: Call | Event) -> dict[str, dict[str, Any]] | None:
             }
     call._declared = out  # type: ignore[union-attr]
     return out
+
+
+def is_optional(param: Any) -> bool:
+    """Whether a tool parameter (a record of `tools/internal.json`) may be left out: declared
+    with a default in `.scn` (`season: Season = "summer"`), recorded `required: false`."""
+    return isinstance(param, dict) and param.get("required", True) is False
+
+
+def needed(spec: Any) -> set[str]:
+    """The datatypes a call of the tool needs values of (its required parameters')."""
+    return {p["datatype"] for p in spec["params"] if not is_optional(p)}
 
 
 def json_type(value: Any) -> str:

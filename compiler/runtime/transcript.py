@@ -25,6 +25,7 @@ from scn.runtime.llm import OpenAIAgent
 from scn.runtime.react import TextReActAgent
 from scn.runtime.selection import selecting
 from scn.runtime.stated import told
+from scn.runtime.toolset import needed
 
 __all__ = ["render_text", "transcript"]
 
@@ -76,8 +77,10 @@ def _first_call(bundle: LoadedBundle, env: Env) -> tuple[str, dict[str, Any]] | 
         spec = bundle.tools.get(tool)
         if spec is None:
             continue
-        if all(p["datatype"] in known for p in spec["params"]):
-            return tool, {p["name"]: known[p["datatype"]] for p in spec["params"]}
+        if needed(spec) <= set(known):
+            return tool, {
+                p["name"]: known[p["datatype"]] for p in spec["params"] if p["datatype"] in known
+            }
     reference = env.task["truth"].get("reference") or []
     for action in reference:
         if isinstance(action, dict) and action.get("type") == "call":

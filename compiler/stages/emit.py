@@ -54,14 +54,19 @@ def tool_spec(
         description = (
             dt.description if dt is not None and dt.description else f"A {p.datatype} value."
         )
+        if p.default is not None:  # said in words too: Gemini's schemas carry no `default`
+            text = description.rstrip()
+            text += "" if not text or text[-1] in ".!?" else "."
+            description = f"{text} Optional; default: {p.default}."
         params.append(
             {
                 "name": p.name,
                 "type": _JSON_TYPES.get(value_type, "string"),
                 "description": description,
                 "enum": list(enums[dt.enum]) if dt is not None and dt.enum in enums else None,
-                "required": True,
+                "required": p.default is None,
                 "datatype": p.datatype,
+                **({"default": p.default} if p.default is not None else {}),
             }
         )
     return {

@@ -53,7 +53,7 @@ from scn.scenario import (
     Scenario,
     ToolDef,
 )
-from scn.stages import sibling_values
+from scn.stages import optional_params, sibling_values
 from scn.stages.expand_tasks import TaskBuilder
 from scn.stages.expand_tools import GroupContext, ToolBuilder
 
@@ -586,6 +586,9 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
     tools = ToolBuilder(ctx.seed, state.datatypes, errors=state.errors)
     _walk(program.items, env, state, tools)
     _build_tools(state, tools)
+    optional_params.check_defaults(
+        tools.tools, state.datatypes, {e.name: e.members for e in state.enums}, state.errors
+    )
     laws, compiled = _law_defs(state)
     state.errors.raise_if_errors(ScnSemanticError)
 

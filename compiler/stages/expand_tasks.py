@@ -35,6 +35,7 @@ from scn.laws import seeded_rng
 from scn.limits import MAX_RECORDS
 from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
 from scn.stages import entities as entity_records
+from scn.stages import optional_params
 from scn.stages.pricing import Pricer
 
 _EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
@@ -97,7 +98,10 @@ class TaskBuilder:
         fmt = self.formats.get(dt.name)
         if fmt is not None:
             template, env = fmt
-            return render(template, env.child({"n": n, "i": record, "name": dt.name}))
+            # `compile_seed`: a format may shift its values with the seed, so that another seed
+            # draws other values (fresh instances) while one record stays one function of `n`.
+            scope = {"n": n, "i": record, "name": dt.name, "compile_seed": self.ctx.seed}
+            return render(template, env.child(scope))
         if dt.value_type == "handle":
             return f"<{dt.name}{n:05d}>"
         if dt.value_type == "number":
@@ -266,6 +270,11 @@ class TaskBuilder:
                 for name, entry in self.ctx.registry.truth_kinds.items()
                 if entry.measure is not None
             },
+            defaults={
+                t.name: {p.datatype: str(p.default) for p in t.optional}
+                for t in self.tools
+                if t.optional
+            },
         )
         out = {}
         for name, entry in self.ctx.registry.generators.items():
@@ -364,7 +373,13 @@ class TaskBuilder:
                     name, given[name], item.value.span if item.value is not None else item.span
                 )
         inputs = self.many(attrs_, "inputs", scope)
-        if inputs is not None:
+        if isinstance(inputs, Record):  # {datatype: value}: inputs with the values they hold
+            for key in inputs.keys():
+                (name,) = self.datatype_names(str(key), attrs_["inputs"][0].span)
+                value = inputs.get(key)
+                given.setdefault(name, None if value is None else str(value))
+                self.check_value(name, given[name], attrs_["inputs"][0].span)
+        elif inputs is not None:
             for name in self.datatype_names(inputs, attrs_["inputs"][0].span):
                 given.setdefault(name, None)
         goal_value = self.many(attrs_, "goal", scope)
@@ -432,7 +447,10 @@ class TaskBuilder:
             values = ()
         # `rules` holds the wording of the task's constraints, for its query text.
         rules = [c.message for c in attached or () if c.message]
-        scope = scope.child({"values": Record.of(given_values), "rules": rules})
+        # A stated value (datatype `role "stated"`) is said in the request's own words, never
+        # handed over as a value: `values` leaves it out.
+        shown = {d: v for d, v in given_values.items() if self.datatypes[d].role != "stated"}
+        scope = scope.child({"values": Record.of(shown), "rules": rules})
         query = str(self.one(attrs_, "query", scope))
         split = self.one(attrs_, "split", scope)
         info = tuple(
@@ -621,6 +639,7 @@ class TaskBuilder:
             else:
                 values[name] = self.value(self.datatypes[name], n, n)
         self.records.append(RecordDef(task_id, tuple(sorted(values.items()))))
+        optional_params.fill_task(self, task_id, visible, values, given, n)
         return task_id, {d: values[d] for d in given}
 
 

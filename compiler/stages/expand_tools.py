@@ -20,6 +20,7 @@ from scn.evaluate import Env, Record, as_iterable, did_you_mean, evaluate, fail,
 from scn.laws import seeded_rng
 from scn.limits import MAX_LAW_VALUE
 from scn.scenario import DatatypeDef, ToolDef, ToolParam
+from scn.stages import optional_params
 from scn.stages.sibling_values import Draw
 
 #: How many times a seeded variant is drawn again when a signature's name is already taken.
@@ -101,7 +102,7 @@ class ToolBuilder:
                     continue
             dt = render(a.datatype, env)
             name = render(a.name, env) if a.name is not None else dt
-            params.append(ToolParam(name, dt))
+            params.append(ToolParam(name, dt, optional_params.default_text(a, env)))
         names = [p.name for p in params]
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})[0]

@@ -12,7 +12,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from scn.runtime.constraints import kinds
-from scn.scenario import TaskConstraint, ToolDef
+from scn.scenario import TaskConstraint, ToolDef, ToolParam
+
+
+def param_record(p: ToolParam) -> dict[str, Any]:
+    """A tool parameter as the runtime reads it; an optional one adds `required: false` and its
+    `default` (required ones keep the two keys every bundle had)."""
+    out: dict[str, Any] = {"name": p.name, "datatype": p.datatype}
+    if p.default is not None:
+        out |= {"required": False, "default": p.default}
+    return out
 
 
 def tool_record(tool: ToolDef) -> dict[str, Any]:
@@ -22,7 +31,7 @@ def tool_record(tool: ToolDef) -> dict[str, Any]:
         "kind": tool.kind,
         "group": tool.group,
         "server": tool.server,
-        "params": [{"name": p.name, "datatype": p.datatype} for p in tool.params],
+        "params": [param_record(p) for p in tool.params],
         "outputs": list(tool.outputs),
         "components": list(tool.components),
         "baseline": tool.baseline,

@@ -116,31 +116,94 @@ def _relations(entries: Any) -> dict[str, str]:
     return out
 
 
+def _table(entries: Any) -> dict[str, str]:
+    """`"key: text"` entries as {key: text}."""
+    out = {}
+    for entry in entries or ():
+        key, sep, text = str(entry).partition(":")
+        if sep:
+            out[key.strip()] = text.strip()
+    return out
+
+
+#: A filter placeholder in a relation phrase: `{Tenure}` (any name but x).
+_FILTER = re.compile(r"\{([A-Z]\w*)\}")
+
+
 def _words(datatype: str) -> str:
     """`TopScorer` -> `top scorer`."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", datatype).lower()
 
 
-_ASK = ("I need to know {q}.", "Tell me {q}.", "Could you find out {q}?")
+_ASK = (
+    "I need to know {q}.",
+    "Tell me {q}.",
+    "Could you find out {q}?",
+    "What I am after is {q}.",
+    "Please look up {q}.",
+)
 _MANY = (
     "Tell me {n} things: {each}.",
     "I need to know {n} things: {each}.",
     "Please find out {n} things: {each}.",
+    "There are {n} things I would like to know: {each}.",
 )
 _NUMBER = {2: "two", 3: "three", 4: "four"}
 
 
-def _question(branches: list[list[Any]], relations: dict[str, str], rng: random.Random) -> str:
+#: How often a case asks for a filter's default record (a filter whose default always
+#: matched would test nothing; one that never did would teach "never the default").
+DEFAULT_SHARE = 0.1
+
+
+def _filters(
+    branches: list[list[Any]],
+    relations: dict[str, str],
+    words: dict[str, str],
+    rng: Any,
+    defaults: Any = None,
+) -> dict[str, str]:
+    """One member per filter datatype the case's tools name in their phrases, drawn from
+    the members `words` knows (`"Datatype.member: phrasing | phrasing"`): the tool's default
+    (`defaults`: {tool: {datatype: default}}) with probability DEFAULT_SHARE, else another."""
+    out: dict[str, str] = {}
+    for chain in branches:
+        for tool in chain:
+            for datatype in _FILTER.findall(relations.get(tool.name, "")):
+                members = sorted(k.split(".", 1)[1] for k in words if k.startswith(datatype + "."))
+                if datatype in out or not members:
+                    continue
+                default = ((defaults or {}).get(tool.name) or {}).get(datatype)
+                others = [m for m in members if m != default]
+                if default in members and (not others or rng.random() < DEFAULT_SHARE):
+                    out[datatype] = default
+                else:
+                    out[datatype] = others[rng.randrange(len(others))]
+    return out
+
+
+def _question(
+    branches: list[list[Any]],
+    relations: dict[str, str],
+    rng: random.Random,
+    chosen: dict[str, str] | None = None,
+    words: dict[str, str] | None = None,
+) -> str:
     """The case's question in prose: each branch's hops nested into one noun phrase, starting
-    from the value named in the case; several branches become several questions."""
+    from the value the case names (`<Datatype>`, filled in by the task's `fill`); a filter is
+    said by one of its member's phrasings; several branches become several questions."""
+    chosen, words = chosen or {}, words or {}
     phrases = []
     for chain in branches:
         start = sorted(chain[0].inputs)[0]
-        x = f"the {_words(start)} named below"
+        x = f"<{start}>" if words or chosen else f"the {_words(start)} named below"
         for tool in chain:
-            x = relations.get(tool.name, f"the {_words(sorted(tool.outputs)[0])} of {{x}}").replace(
-                "{x}", x
-            )
+            phrase = relations.get(tool.name, f"the {_words(sorted(tool.outputs)[0])} of {{x}}")
+            for datatype in _FILTER.findall(phrase):
+                said = words.get(f"{datatype}.{chosen.get(datatype, '')}", "").split("|")
+                said = [w.strip() for w in said if w.strip()] or [datatype.lower()]
+                phrase = phrase.replace("{" + datatype + "}", said[rng.randrange(len(said))])
+            x = phrase.replace("{x}", x)
         phrases.append(x)
     if len(phrases) == 1:
         return _ASK[rng.randrange(len(_ASK))].format(q=phrases[0])
@@ -250,11 +313,18 @@ def cctu(
     always: Any = ("rounds", "available_tools", "required_params", "param_types"),
     toolset: int = 0,
     phrases: Any = None,
+    filters: Any = None,
+    domains: Any = None,
+    backgrounds: Any = None,
 ) -> list[Record]:
     """Draw one case of `shape` with its constraints (see the module docstring). With
     `toolset` > 0 the case lists its own tools, every tool reading a value it holds or makes,
     and others up to that many (`tools`); else it lists every tool. `phrases` (an enum of
-    `"tool: phrase with {x}"`) words the case's `question` in prose."""
+    `"tool: phrase with {x}"`) words the case's `question` in prose; a phrase may name a filter
+    datatype (`{Tenure}`), whose member the case draws from `filters` (`"Tenure.previous:
+    former | outgoing"`) and states in `inputs`, worded by one of its phrasings. `domains`
+    (`"slug: tool tool ..."`) and `backgrounds` (`"slug: text"`) give the case the background
+    paragraph of its first tool's domain (`background`)."""
     from scn.evaluate import Record  # compile-side: imported when a case is drawn
     from scn.laws import seeded_rng
 
@@ -320,17 +390,21 @@ def cctu(
     )
     if int(toolset) > 0:
         listed = _toolset(ctx, branches, int(toolset), pick)
-    question = _question(branches, _relations(phrases), pick)
+    relations, words = _relations(phrases), _table(filters)
+    chosen = _filters(branches, relations, words, pick, getattr(ctx, "defaults", None))
+    question = _question(branches, relations, pick, chosen, words)
     goals = sorted(sorted(b[-1].outputs)[0] for b in branches)
     inputs = sorted(
         {d for b in branches for t in b for d in t.inputs}
         - {d for b in branches for t in b for d in t.outputs}
     )
+    domain_of = {t: slug for slug, names in _table(domains).items() for t in names.split()}
+    background = _table(backgrounds).get(domain_of.get(branches[0][0].name, ""), "")
     return [
         Record.of(
             {
                 "shape": shape,
-                "inputs": inputs,
+                "inputs": Record.of({**{d: None for d in inputs}, **chosen}),
                 "goals": goals,
                 "asks": [f"the {g}" for g in goals],
                 "subtasks": subtasks,
@@ -338,6 +412,7 @@ def cctu(
                 "constraints": attached,
                 "tools": listed,
                 "question": question,
+                "background": background,
             }
         )
     ]

@@ -93,6 +93,20 @@ def _param_schema(param: Spec, tool: str, path: str) -> dict[str, Any]:
             ):
                 values.append(normal)
         schema["enum"] = values
+    if param.get("default") is not None and param.get("required") is False:
+        default = param["default"]
+        ok, normal = _enum_value(default, type_) if type_ in SCALAR_TYPES else (False, default)
+        if type_ in ("integer", "number") and isinstance(default, str):
+            try:  # a `.scn` default is text; a number parameter's is sent as a number
+                ok, normal = _enum_value(float(default), type_)
+            except ValueError:
+                ok = False
+        if not ok:
+            raise ScnEmitError(
+                f"tool {tool!r}: default {default!r} of parameter {name!r} is not a valid {type_}",
+                path=path,
+            )
+        schema["default"] = normal
     return schema
 
 
