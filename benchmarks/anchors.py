@@ -20,9 +20,9 @@ Rows (anchor side / scn side, the same inputs on both sides):
   the compiler does per task structure), `.solve(prices, limit=1)`. Answers are compared (cost to
   1e-6 and number of calls): the table says whether every one agrees.
 - `gen8`: generating one task at length 8. Anchor: the per-query set-up of `run_single_query`
-  (`tools_ready_in_memory`, tool objects, `solve_single_query_gt`). scn: one `compile_target(
-  "travel", length=8, split=all)` (9,312 tasks: parse, expand, prices, truth, emit, verify)
-  divided by its number of tasks.
+  (`tools_ready_in_memory`, tool objects, `solve_single_query_gt`). scn: one `scn compile travel
+  --set length=8 --set split=all` in the worker (9,312 tasks: parse, expand, prices, truth, emit,
+  verify, write) divided by its number of tasks; the peak is that of the streaming compile.
 - `cost_change`: a cost-change event at length 8 and the re-solve from a mid-path state. Anchor:
   `DynamicBlocker._execute_cost_change` then `GroundtruthSolver.solve(current_state=...)`. scn:
   `redraw_costs` of the task's visible tools then `scn.runtime.blockers.optimal_path`.
@@ -320,13 +320,15 @@ def scn_gt(row: str, data: Path) -> dict[str, Any]:
 
 
 def scn_gen8(data: Path) -> dict[str, Any]:
-    """One compile of every task at length 8 (both splits, 9,312 tasks), per task."""
-    from scn.api import compile_target
+    """One `scn compile travel --set length=8 --set split=all` (9,312 tasks), per task."""
+    from scn.cli import main as scn_main
 
+    out = data / "gen8-bundle"
+    argv = ["compile", "travel", "--set", "length=8", "--set", "split=all", "-o", str(out)]
     started = time.perf_counter()
-    bundle = compile_target("travel", seed=42, overrides={"length": "8", "split": "all"})
+    scn_main(argv, standalone_mode=False)
     elapsed = time.perf_counter() - started
-    tasks = sum(1 for _ in bundle.iter_jsonl("tasks.jsonl"))
+    tasks = json.loads((out / "manifest.json").read_text())["counts"]["tasks"]
     return {"median": elapsed / tasks, "answers": None}
 
 
