@@ -94,25 +94,40 @@ def select(
         for t in s:
             cover[t] |= 1 << i
     goal = max(n_min, min(total, target))
-    table = _candidates(len(tools), max_size, max_candidates)
-    listed = len(table)
+    columns = _candidates(len(tools), max_size, max_candidates)
+    listed = len(columns[0])
     truncated = listed < _count(len(tools), max_size)
-    covers = _covered(table, [cover[t] for t in tools], total)
+    covers = _covered(columns, [cover[t] for t in tools], total)
     counts = np.bitwise_count(covers)
-    counts = counts[:, 0] if counts.shape[1] == 1 else counts.sum(axis=1, dtype=np.int64)
-    remaining = total - counts.astype(np.int64)
-    distance = np.abs(remaining - goal)
-    feasible = (remaining >= n_min) & (distance <= tolerance)
-    if only is not None:  # the kept path must survive
-        feasible &= (covers[:, only // 64] >> np.uint64(only % 64)) & np.uint64(1) == 0
-    best = np.flatnonzero(feasible)
-    if len(best):
-        best = best[distance[best] == distance[best].min()]
+    if counts.ndim > 1:
+        counts = counts.sum(axis=1, dtype=np.int64)
+    if only is not None:  # the kept path must survive: rows covering it are never feasible
+        kept = (covers if covers.ndim == 1 else covers[:, only // 64]) >> np.uint64(only % 64)
+        counts = np.where(kept & np.uint64(1), total + 1, counts.astype(np.int64))
+    # A row covering c paths leaves total - c: feasible when that is >= n_min and within the
+    # tolerance of the goal; the closest distance is found on the histogram of c.
+    histogram = np.bincount(counts, minlength=total + 2)
+    aim = total - goal
+    best_c: list[int] = []
+    for d in range(0, max(0, tolerance) + 1):
+        best_c = [
+            c
+            for c in sorted({aim - d, aim + d})
+            if 0 <= c <= total and total - c >= n_min and histogram[c]
+        ]
+        if best_c:
+            break
+    if not best_c:
+        best = np.zeros(0, dtype=np.intp)
+    elif len(best_c) == 1:
+        best = np.flatnonzero(counts == best_c[0])
+    else:
+        best = np.flatnonzero((counts == best_c[0]) | (counts == best_c[1]))
     seed = task_seed(global_seed, task_id)
     if not len(best):
         return Plan((), total, total, "unresolved", seed, listed, truncated, tuple(range(total)))
-    row = table[int(best[random.Random(seed).randrange(len(best))])]
-    chosen = tuple(tools[i] for i in row if i < len(tools))
+    row = int(best[random.Random(seed).randrange(len(best))])
+    chosen = tuple(tools[c[row]] for c in columns if c[row] < len(tools))
     hit = 0
     for t in chosen:
         hit |= cover[t]
@@ -137,7 +152,7 @@ def select(
 # closest ones and the seeded draw among them are exactly those of the one-by-one scan
 # (tests/test_path_blocking_scan.py checks this against it).
 
-_TABLES: dict[tuple[int, int, int], np.ndarray] = {}
+_TABLES: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
 _WORD = (1 << 64) - 1
 
 
@@ -146,8 +161,9 @@ def _count(n: int, max_size: int) -> int:
     return sum(math.comb(n, k) for k in range(0, max_size + 1))
 
 
-def _candidates(n: int, max_size: int, max_candidates: int) -> np.ndarray:
-    """The first `max_candidates` combinations of 0..max_size of range(n), as padded rows."""
+def _candidates(n: int, max_size: int, max_candidates: int) -> tuple[np.ndarray, ...]:
+    """The first `max_candidates` combinations of 0..max_size of range(n), as padded rows,
+    returned column by column (contiguous: gathers along them are faster)."""
     key = (n, max_size, max_candidates)
     table = _TABLES.get(key)
     if table is None:
@@ -160,8 +176,10 @@ def _candidates(n: int, max_size: int, max_candidates: int) -> np.ndarray:
             left -= len(rows)
             pad = np.full((len(rows), width - k), n, dtype=np.intp)
             parts.append(np.hstack([rows, pad]))
-        table = np.vstack(parts) if parts else np.zeros((0, width), dtype=np.intp)
-        table.setflags(write=False)
+        rows = np.vstack(parts) if parts else np.zeros((0, width), dtype=np.intp)
+        table = tuple(np.ascontiguousarray(rows[:, j]) for j in range(width))
+        for column in table:
+            column.setflags(write=False)
         if len(_TABLES) >= 64:
             _TABLES.clear()
         _TABLES[key] = table
@@ -190,12 +208,16 @@ def _all_sized(n: int, k: int) -> np.ndarray:
     return out
 
 
-def _covered(table: np.ndarray, masks: list[int], total: int) -> np.ndarray:
-    """Per candidate row, the paths its tools cover, as 64-bit words (rows x words)."""
-    words = max(1, (total + 63) // 64)
-    split = [[(m >> (64 * w)) & _WORD for w in range(words)] for m in masks]
-    per_tool = np.array([*split, [0] * words], dtype=np.uint64)  # the last row: padding
-    hit = per_tool[table[:, 0]]
-    for column in range(1, table.shape[1]):
-        hit |= per_tool[table[:, column]]
+def _covered(columns: tuple[np.ndarray, ...], masks: list[int], total: int) -> np.ndarray:
+    """Per candidate row, the paths its tools cover: one 64-bit word per row when there are at
+    most 64 paths, else rows x words."""
+    if total <= 64:
+        per_tool = np.array([*masks, 0], dtype=np.uint64)  # the last entry: padding
+    else:
+        words = (total + 63) // 64
+        split = [[(m >> (64 * w)) & _WORD for w in range(words)] for m in masks]
+        per_tool = np.array([*split, [0] * words], dtype=np.uint64)
+    hit = per_tool[columns[0]]
+    for column in columns[1:]:
+        hit |= per_tool[column]
     return hit
