@@ -23,9 +23,22 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
+from typing import Any
 
-import numpy as np
 from attrs import define, field
+
+#: numpy, imported on first use (`_np`): a process that never retrieves or plans blockers
+#: (most runs load this module through the plugin) does not pay its ~13 MiB.
+np: Any = None
+
+
+def _np() -> Any:
+    global np
+    if np is None:
+        import numpy
+
+        np = numpy
+    return np
 
 
 @define(frozen=True)
@@ -78,6 +91,7 @@ def select(
     candidates winning whatever their distance. `keep` ("shortest" or "longest"): the only
     surviving path must be the task's shortest (fewest tools; the first in sorted order on
     ties) or longest one (section 5's path-restricted settings)."""
+    np = _np()
     sets = [frozenset(p) for p in paths]
     total = len(sets)
     only: int | None = None
@@ -164,6 +178,7 @@ def _count(n: int, max_size: int) -> int:
 def _candidates(n: int, max_size: int, max_candidates: int) -> tuple[np.ndarray, ...]:
     """The first `max_candidates` combinations of 0..max_size of range(n), as padded rows,
     returned column by column (contiguous: gathers along them are faster)."""
+    np = _np()
     key = (n, max_size, max_candidates)
     table = _TABLES.get(key)
     if table is None:
@@ -188,6 +203,7 @@ def _candidates(n: int, max_size: int, max_candidates: int) -> tuple[np.ndarray,
 
 def _sized(n: int, k: int, limit: int) -> np.ndarray:
     """The first `limit` k-combinations of range(n) in lexicographic order (rows x k)."""
+    np = _np()
     if math.comb(n, k) > 200_000:  # a huge task: list only what is asked for
         rows = itertools.islice(itertools.combinations(range(n), k), limit)
         return np.array(list(rows), dtype=np.intp).reshape(-1, k)
@@ -197,6 +213,7 @@ def _sized(n: int, k: int, limit: int) -> np.ndarray:
 @functools.lru_cache(maxsize=256)
 def _all_sized(n: int, k: int) -> np.ndarray:
     """Every k-combination of range(n), lexicographic: first item a, then the rest above a."""
+    np = _np()
     if k == 0:
         return np.zeros((1, 0), dtype=np.intp)
     blocks = []
@@ -211,6 +228,7 @@ def _all_sized(n: int, k: int) -> np.ndarray:
 def _covered(columns: tuple[np.ndarray, ...], masks: list[int], total: int) -> np.ndarray:
     """Per candidate row, the paths its tools cover: one 64-bit word per row when there are at
     most 64 paths, else rows x words."""
+    np = _np()
     if total <= 64:
         per_tool = np.array([*masks, 0], dtype=np.uint64)  # the last entry: padding
     else:

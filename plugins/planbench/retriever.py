@@ -28,7 +28,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import numpy as np
 from attrs import define, field
 
 #: The most tools one retrieval returns (Λ_cap of appendix B.6).
@@ -47,6 +46,20 @@ NOTES = {
 }
 
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+#: numpy, imported on first use (`_np`): a process that never retrieves or plans blockers
+#: (most runs load this module through the plugin) does not pay its ~13 MiB.
+np: Any = None
+
+
+def _np() -> Any:
+    global np
+    if np is None:
+        import numpy
+
+        np = numpy
+    return np
 
 
 def features(text: str) -> dict[str, int]:
@@ -100,6 +113,7 @@ class SparseEncoder:
         loop over the postings (so the same scores, bit for bit), at C speed; only the labels
         within a hair of the top score go through the exact (rounded score, label) tie-break.
         """
+        np = _np()
         flat = self._flat()
         texts, products = [], []
         for k, c in features(text).items():
@@ -143,6 +157,7 @@ class _Flat:
 
     @classmethod
     def of(cls, encoder: SparseEncoder) -> _Flat:
+        np = _np()
         names = sorted(set(encoder.labels))
         index = {n: i for i, n in enumerate(names)}
         order = sorted(range(len(encoder.labels)), key=lambda i: index[encoder.labels[i]])
@@ -292,8 +307,10 @@ class Retriever:
         for groups in (noisy, blockers):
             for members in groups.values():
                 members.sort(key=order.__getitem__)
+        encoder = SparseEncoder.fit(texts)
+        encoder._flat()  # its arrays (and numpy) now, at episode set-up, not on a first request
         return cls(
-            SparseEncoder.fit(texts),
+            encoder,
             exact,
             dict(by_output),
             dict(by_inputs),
