@@ -308,7 +308,8 @@ class Retriever:
             for members in groups.values():
                 members.sort(key=order.__getitem__)
         encoder = SparseEncoder.fit(texts)
-        encoder._flat()  # its arrays (and numpy) now, at episode set-up, not on a first request
+        if texts:  # its arrays, and numpy's first calls, now (set-up), not on a first request
+            encoder.best(texts[0][1])
         return cls(
             encoder,
             exact,
