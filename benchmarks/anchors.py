@@ -323,7 +323,7 @@ def scn_gen8(data: Path) -> dict[str, Any]:
     """One `scn compile travel --set length=8 --set split=all` (9,312 tasks), per task."""
     from scn.cli import main as scn_main
 
-    out = data / "gen8-bundle"
+    out = Path(tempfile.mkdtemp(prefix="gen8-", dir=data)) / "bundle"  # a new folder per run
     argv = ["compile", "travel", "--set", "length=8", "--set", "split=all", "-o", str(out)]
     started = time.perf_counter()
     scn_main(argv, standalone_mode=False)
