@@ -443,18 +443,48 @@ def check_file(name: str, data: bytes) -> list[Any]:
     fast = _fast(name)
     values = []
     for number, value in _rows(name, data):
-        if fast(value):
-            values.append(value)
-            continue
-        error = next(iter(_validator(name).iter_errors(value)), None)
-        if error is not None:
-            where = f"{name}:{number}" if number else name
-            path = json_path(error.absolute_path)
-            raise ScnDataError(
-                f"{where}: {path}: {_message(error)} (bundle schema)", path=f"{where} {path}"
-            )
+        if not fast(value):
+            check_row(name, number, value)
         values.append(value)
     return values
+
+
+def check_row(name: str, number: int, value: Any) -> None:
+    """Check one value of a bundle file (line `number` of JSON Lines, 0 for a JSON file).
+
+    Raises:
+        ScnDataError: the value is not of the file's schema (file, line, JSON path).
+    """
+    if _fast(name)(value):
+        return
+    error = next(iter(_validator(name).iter_errors(value)), None)
+    if error is not None:
+        where = f"{name}:{number}" if number else name
+        path = json_path(error.absolute_path)
+        raise ScnDataError(
+            f"{where}: {path}: {_message(error)} (bundle schema)", path=f"{where} {path}"
+        )
+
+
+def parse_line(name: str, number: int, line: bytes) -> Any:
+    """Parse line `number` of a JSON Lines bundle file, as `check_file` reads it.
+
+    Raises:
+        ScnDataError: the line is not UTF-8 or not valid JSON (file and line).
+    """
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScnDataError(
+            f"{name}:{number}: not UTF-8 text ({e.reason} at byte {e.start})",
+            path=f"{name}:{number}",
+        ) from None
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise ScnDataError(
+            f"{name}:{number}: not valid JSON ({_short(e)})", path=f"{name}:{number}"
+        ) from None
 
 
 def _message(error: Any) -> str:
@@ -502,4 +532,13 @@ def check_bundle(files: Mapping[str, bytes]) -> dict[str, list[Any]]:
     return out
 
 
-__all__ = ["SCHEMAS", "check_bundle", "check_file", "json_path", "publish", "published"]
+__all__ = [
+    "SCHEMAS",
+    "check_bundle",
+    "check_file",
+    "check_row",
+    "json_path",
+    "parse_line",
+    "publish",
+    "published",
+]

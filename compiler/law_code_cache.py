@@ -47,9 +47,16 @@ def _cache_dir(setting: str) -> str | None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         folder = os.path.join(base, "scn", "law-code")
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        info = os.stat(folder)
+        info = os.stat(folder)  # the common case: it exists (cheaper than makedirs first)
+    except FileNotFoundError:
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            info = os.stat(folder)
+        except OSError:
+            return None
     except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode):
         return None
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         return None

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scn.solver import (
+    MinCostProblem,
     Path,
     Solution,
     Tool,
@@ -681,3 +682,46 @@ def test_many_tasks_over_a_large_mostly_irrelevant_graph():
         solution = solve_min_cost(tools, {f"x{dom}_0"}, {f"x{dom}_5"})
         assert solution.best is not None and solution.best.cost == expected[dom]
     assert time.process_time() - began < 10.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 20: one structure solved under many price lists (MinCostProblem.solve with prices)
+# ----------------------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(tool_graphs(), st.data(), st.integers(1, 4))
+def test_price_lists_on_one_structure_match_brute_force(graph, data, limit):
+    """`MinCostProblem` keeps a regression cache across price lists and converts prices in one
+    pass: every price list must still give brute force's answer, in any order of lists."""
+    tools, _, start, goals = graph
+    problem = MinCostProblem(tools, start, goals)
+    for _ in range(3):
+        cents = {t.name: data.draw(CENTS) for t in tools}
+        priced = [Tool(t.name, t.inputs, t.outputs, cents[t.name] / 100) for t in tools]
+        solutions = brute_solutions(priced, cents, start, goals)
+        prices = {n: c / 100 for n, c in cents.items()}
+        result = problem.solve(prices, limit=limit)
+        assert result == solve_min_cost(priced, start, goals, limit=limit)
+        if not solutions:
+            assert result.best is None
+            continue
+        best = min((c, n) for c, n, _ in solutions)
+        optimal = sorted(seq for c, n, seq in solutions if (c, n) == best)
+        assert result.best is not None and result.best.tools == optimal[0]
+        assert [p.tools for p in result.optimal] == optimal[:limit]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, "3", True, 2])
+def test_price_list_values_keep_their_checks(bad):
+    """The one-pass conversion hands anything but a finite non-negative float to the per-tool
+    check: the same error (or, for ints and bools, the same value) as a tool's own cost."""
+    tools = [Tool("a", {"x"}, {"y"}, 1.0), Tool("b", {"y"}, {"z"}, 1.0)]
+    problem = MinCostProblem(tools, {"x"}, {"z"})
+    try:
+        expected = solve_min_cost([Tool("a", {"x"}, {"y"}, bad), tools[1]], {"x"}, {"z"})  # type: ignore[arg-type]
+    except (ValueError, TypeError) as e:
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            problem.solve({"a": bad, "b": 1.0})
+    else:
+        assert problem.solve({"a": bad, "b": 1.0}) == expected

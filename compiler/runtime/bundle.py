@@ -15,10 +15,14 @@ from typing import Any
 from attrs import define
 
 from scn.bundle_format import check_format, read_bundle, sha256
-from scn.bundle_schema import check_bundle
+from scn.bundle_schema import check_bundle, check_file
 from scn.diagnostics import ScnDataError
 from scn.runtime import world
 from scn.runtime.answers import Answers, Backend
+from scn.runtime.lazy_tasks import LazyTasks
+
+#: Above this size of `tasks.jsonl`, tasks are read on demand (`LoadedBundle.load`).
+LAZY_TASKS_BYTES = 1 << 20
 
 
 @define
@@ -29,15 +33,20 @@ class LoadedBundle:
     manifest: dict[str, Any]
     manifest_sha256: str
     tools: dict[str, dict[str, Any]]
-    tasks: dict[str, dict[str, Any]]
+    tasks: Mapping[str, dict[str, Any]]  #: a dict, or `LazyTasks` for a big bundle
     stubs: Answers  #: tool answers built from data; the bundle's `stubs.py` is never imported
     backend: Backend
     scenario: dict[str, Any]
     world: Any = None  # a `scn.runtime.world` world, for bundles that ship one
 
     @classmethod
-    def load(cls, root: str | Path) -> LoadedBundle:
+    def load(cls, root: str | Path, *, lazy: bool | None = None) -> LoadedBundle:
         """Load and check a bundle folder.
+
+        `lazy`: read tasks on demand (`scn.runtime.lazy_tasks`): each task is parsed and checked
+        on first access, with the same located errors. By default when `tasks.jsonl` is larger
+        than `LAZY_TASKS_BYTES`; never for a bundle that ships a world; False checks every task
+        now.
 
         Raises:
             ScnDataError: not a bundle, a file changed since compiling, or another format version.
@@ -46,10 +55,24 @@ class LoadedBundle:
         files = read_bundle(root, drop=_unread)
         manifest = json.loads(files.files["manifest.json"])
         check_format(manifest, root)
-        data = check_bundle(files.files)
+        raw = files.files.get("tasks.jsonl", b"")
+        if "tasks.jsonl" not in files.files or world.WORLD_FILE in files.files:
+            lazy = False  # the eager path reports a missing file; a world may read any file
+        elif lazy is None:
+            lazy = len(raw) > LAZY_TASKS_BYTES
+        data = check_bundle({**files.files, "tasks.jsonl": b""} if lazy else files.files)
         tools = _unique(data["tools/internal.json"][0], "name", "tools/internal.json")
-        tasks = _unique(data["tasks.jsonl"], "id", "tasks.jsonl")
-        _check_references(tools, tasks)
+        tasks: Mapping[str, dict[str, Any]] | None = None
+        if lazy:
+            files.files.pop("tasks.jsonl", None)
+            _check_references(tools, {})
+            tasks = LazyTasks.index(raw, lambda task: _check_task(tools, task))
+            if tasks is None:  # lines the eager reader must report: check them all now
+                data["tasks.jsonl"] = check_file("tasks.jsonl", raw)
+        del raw
+        if tasks is None:
+            tasks = _unique(data["tasks.jsonl"], "id", "tasks.jsonl")
+            _check_references(tools, tasks)
         return cls(
             root=root,
             manifest=manifest,
@@ -87,6 +110,18 @@ class LoadedBundle:
         return float(self.tools[tool].get("cost") or 0.0)
 
 
+def _check_task(tools: dict[str, dict[str, Any]], task: dict[str, Any]) -> None:
+    """Refuse one task naming a tool the bundle does not define."""
+    for field in ("tools", "costs"):
+        for name in task[field]:
+            if name not in tools:
+                raise ScnDataError(
+                    f"tasks.jsonl: task {task['id']!r} names tool {name!r} in {field!r}, which "
+                    "tools/internal.json does not define (bundle schema)",
+                    path=f"tasks.jsonl $.{field}",
+                )
+
+
 def _unread(rel: str, listed: Mapping[str, str]) -> bool:
     """Files the runtime never reads: hashed at load, not kept. A bundle with a world keeps all
     (its protocol's `load_world` may read any file)."""
@@ -109,15 +144,8 @@ def _unique(rows: list[dict[str, Any]], key: str, name: str) -> dict[str, dict[s
 
 def _check_references(tools: dict[str, dict[str, Any]], tasks: dict[str, dict[str, Any]]) -> None:
     """Refuse a task naming a tool the bundle does not define (it would fail mid-episode)."""
-    for task_id, task in tasks.items():
-        for field in ("tools", "costs"):
-            for name in task[field]:
-                if name not in tools:
-                    raise ScnDataError(
-                        f"tasks.jsonl: task {task_id!r} names tool {name!r} in {field!r}, which "
-                        "tools/internal.json does not define (bundle schema)",
-                        path=f"tasks.jsonl $.{field}",
-                    )
+    for task in tasks.values():
+        _check_task(tools, task)
     for name, tool in tools.items():
         for part in tool["components"]:
             if part not in tools:

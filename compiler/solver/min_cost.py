@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Iterator, Mapping
+from math import isfinite
 
 from scn.solver._graph import (
+    COST_SCALE,
     Path,
     Solution,
     Tool,
@@ -77,7 +79,17 @@ def _h_max(task: _Task, weights: tuple[int, ...]) -> dict[int, int]:
     return bound
 
 
-def _astar(task: _Task, costs: tuple[int, ...]) -> tuple[_Key, _Preds] | None:
+#: Keys are packed into one int, (cost << _CALLS_BITS) | calls, so the heap compares ints, not
+#: tuples; the order is the same lexicographic (cost, calls) order while calls < 2**_CALLS_BITS
+#: (a path never has four billion calls).
+_CALLS_BITS = 32
+_CALLS_MASK = (1 << _CALLS_BITS) - 1
+_Regressions = dict[int, tuple[tuple[int, int], ...]]  # state -> ((tool index, earlier state), ...)
+
+
+def _astar(
+    task: _Task, costs: tuple[int, ...], regressions: _Regressions | None = None
+) -> tuple[_Key, _Preds] | None:
     """Search from the goals back to "nothing needed" by A*, keeping every tight predecessor.
 
     Keys are (cost, calls) pairs compared lexicographically. The heuristic is h_max on cost
@@ -93,52 +105,61 @@ def _astar(task: _Task, costs: tuple[int, ...]) -> tuple[_Key, _Preds] | None:
     Args:
         task: The compiled task.
         costs: Cost of each tool in units (all zeros makes this a fewest-calls search).
+        regressions: A cache of each state's regression steps, which depend on the task's
+            structure only; `MinCostProblem` keeps one across price lists.
 
     Returns:
         The optimal key and the tight-predecessor map; or None if nothing reaches the start.
     """
     by_cost = any(costs)
-    if len(task.names) < HEURISTIC_MIN_TOOLS:
-        # Plain Dijkstra (h = 0, trivially consistent): on a small task the table costs more
-        # than the states it saves (length-8 chains with composites, 35 tools, solve ~20% faster).
-        def estimate(state: int) -> _Key:
-            return (0, 0)
-    else:
+    shift = _CALLS_BITS if by_cost else 0
+    table: dict[int, int] | None = None
+    if len(task.names) >= HEURISTIC_MIN_TOOLS:
+        # On a small task (plain Dijkstra, h = 0) the table costs more than the states it saves
+        # (length-8 chains with composites, 35 tools, solve ~20% faster without it).
         table = _h_max(task, costs if by_cost else (1,) * len(costs))
-
-        def estimate(state: int) -> _Key:
-            bound = max((table[b] for b in _bits(state)), default=0)
-            return (bound, 0) if by_cost else (0, bound)
-
+    if regressions is None:
+        regressions = {}
     first = task.goal & ~task.start
-    best: dict[int, _Key] = {first: (0, 0)}
+    best: dict[int, int] = {first: 0}
     preds: _Preds = {first: []}
-    h0 = estimate(first)
-    heap: list[tuple[int, int, int]] = [(h0[0], h0[1], first)]
+    h0 = 0 if table is None else _estimate(table, first) << shift
+    heap: list[tuple[int, int]] = [(h0, first)]
     settled: set[int] = set()
-    optimum: _Key | None = None
+    optimum: int | None = None
+    weights = [(c << _CALLS_BITS) | 1 for c in costs]
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        f_cost, f_calls, state = heapq.heappop(heap)
-        if optimum is not None and (f_cost, f_calls) > optimum:
+        f, state = pop(heap)
+        if optimum is not None and f > optimum:
             break
         if state in settled:
             continue
         settled.add(state)
-        cost, calls = best[state]
+        key = best[state]
         if not state:
-            optimum = (cost, calls)
+            optimum = key
             continue
-        for i, nxt in _regressions(task, state):
-            key = (cost + costs[i], calls + 1)
+        steps = regressions.get(state)
+        if steps is None:
+            steps = regressions[state] = tuple(_regressions(task, state))
+        for i, nxt in steps:
+            new = key + weights[i]
             old = best.get(nxt)
-            if old is None or key < old:
-                best[nxt] = key
+            if old is None or new < old:
+                best[nxt] = new
                 preds[nxt] = [(state, i)]
-                h = estimate(nxt)
-                heapq.heappush(heap, (key[0] + h[0], key[1] + h[1], nxt))
-            elif key == old:
+                h = 0 if table is None else _estimate(table, nxt) << shift
+                push(heap, (new + h, nxt))
+            elif new == old:
                 preds[nxt].append((state, i))
-    return None if optimum is None else (optimum, preds)
+    if optimum is None:
+        return None
+    return (optimum >> _CALLS_BITS, optimum & _CALLS_MASK), preds
+
+
+def _estimate(table: dict[int, int], state: int) -> int:
+    return max((table[b] for b in _bits(state)), default=0)
 
 
 def _forward_paths(task: _Task, preds: _Preds) -> Iterator[tuple[str, ...]]:
@@ -159,6 +180,13 @@ def _forward_paths(task: _Task, preds: _Preds) -> Iterator[tuple[str, ...]]:
     edges: dict[int, list[tuple[str, int]]] = {}
 
     def step(states: frozenset[int]) -> Iterator[tuple[str, frozenset[int]]]:
+        if len(states) == 1:  # the common case: one state, often one tight edge
+            (state,) = states
+            if state not in edges:
+                edges[state] = [(task.names[i], earlier) for earlier, i in preds[state]]
+            if len(edges[state]) == 1:
+                name, earlier = edges[state][0]
+                return iter([(name, frozenset((earlier,)))])
         by_name: dict[str, set[int]] = {}
         for state in states:
             if state not in edges:
@@ -232,6 +260,7 @@ class MinCostProblem:
         banned: Iterable[str] = frozenset(),
     ) -> None:
         self._task = _compile_task(tools, start, goals, banned)
+        self._regressions: _Regressions = {}
 
     @property
     def reachable(self) -> bool:
@@ -251,14 +280,36 @@ class MinCostProblem:
             return Solution(best=None, optimal=())
         units = task.costs
         if costs:
-            units = tuple(
-                _price(costs[name], name) if name in costs else own
-                for name, own in zip(task.names, task.costs, strict=True)
-            )
-        found = _astar(task, units)
+            units = _units_of(task, costs)
+        found = _astar(task, units, self._regressions)
         if found is None:
             return Solution(best=None, optimal=())
         return _solution(task, found, limit)
+
+
+def _units_of(task: _Task, costs: Mapping[str, float]) -> tuple[int, ...]:
+    """The task's tool costs in units, `costs` overriding a tool's own where it names it.
+
+    The common case (every tool priced, each a finite non-negative float) is converted in one
+    pass; anything else goes through `_price` tool by tool, so values and error messages are
+    exactly `_price`'s.
+    """
+    values = [costs.get(name, _MISSING) for name in task.names]
+    if (
+        values
+        and set(map(type, values)) == _FLOATS
+        and all(map(isfinite, values))  # type: ignore[arg-type]
+        and min(values) >= 0.0  # type: ignore[type-var]
+    ):
+        return tuple([round(v * COST_SCALE) for v in values])  # type: ignore[operator]
+    return tuple(
+        _price(costs[name], name) if name in costs else own
+        for name, own in zip(task.names, task.costs, strict=True)
+    )
+
+
+_FLOATS = {float}
+_MISSING = object()
 
 
 def _solution(task: _Task, found: tuple[_Key, _Preds], limit: int) -> Solution:

@@ -185,26 +185,52 @@ def _replace_task(ctx: EffectContext) -> None:
     ctx.note(message=ctx.message(prefs) or f"New preferences: {prefs}", task=ctx.task["id"])
 
 
-@functools.lru_cache(maxsize=64)
-def _compiled_laws(laws_key: str, params_key: str) -> dict[str, Any]:
-    """The bundle's laws, ready to draw, once per (laws, params).
+#: Compiled laws by (laws, params) as canonical JSON: the key is the content, so a scenario
+#: changed in place is never served another's laws.
+_LAWS: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def _laws_of(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The scenario's laws, compiled on first use; built from the scenario's own objects (not
+    parsed back from the key), which keeps the first redraw of a process short."""
+    key = (
+        json.dumps(scenario["laws"], sort_keys=True),
+        json.dumps(scenario["params"], sort_keys=True),
+    )
+    found = _LAWS.get(key)
+    if found is None:
+        if len(_LAWS) >= 64:
+            _LAWS.clear()
+        found = _LAWS[key] = _compiled_laws(scenario["laws"], scenario["params"], key)
+    return found
+
+
+def _compiled_laws(
+    laws: list[dict[str, Any]], params: dict[str, Any], key: tuple[str, str]
+) -> dict[str, Any]:
+    """The bundle's laws, ready to draw.
 
     A numeric law with a data tree (`tree`, `scn.expr_data`) is written straight into one
     function (`scn.law_tree`), with nothing of the expression model imported: the first redraw of
     a process costs about what the next ones do. Any other law, and any draw that function cannot
-    answer, goes through the compiler's form (`_full_law`), built on first need."""
-    laws = json.loads(laws_key)
-    params = json.loads(params_key)
+    answer, goes through the compiler's form (`_full_law`), built on first need, from the
+    content `key` holds (parsed then: the scenario's own objects may have changed since)."""
     out: dict[str, Any] = {}
-    for law in laws:
+    for index, law in enumerate(laws):
         ops = tuple(LawOp(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
-        key = f"{law['quantity']}:{law['name']}"
+        name = f"{law['quantity']}:{law['name']}"
         fast = tree_function(law["tree"], params, ops) if "tree" in law else None
         if fast is None:
-            out[key] = _full_law(law, params, ops)
+            out[name] = _full_law(law, params, ops)
         else:
-            out[key] = TreeLaw(fast, law["seed"], functools.partial(_full_law, law, params, ops))
+            later = functools.partial(_full_law_of, key, index, ops)
+            out[name] = TreeLaw(fast, law["seed"], later)
     return out
+
+
+def _full_law_of(key: tuple[str, str], index: int, ops: tuple[Any, ...]) -> Any:
+    """`_full_law` of the `index`-th law of the content `key` holds (laws JSON, params JSON)."""
+    return _full_law(json.loads(key[0])[index], json.loads(key[1]), ops)
 
 
 def _full_law(law: dict[str, Any], params: dict[str, Any], ops: tuple[Any, ...]) -> Any:
@@ -241,9 +267,7 @@ def redraw_costs(
     new_seed: int,
 ) -> dict[str, float]:
     """Redraw the costs of `names` with global seed `new_seed`, by the bundle's own laws."""
-    laws = _compiled_laws(
-        json.dumps(scenario["laws"], sort_keys=True), json.dumps(scenario["params"], sort_keys=True)
-    )
+    laws = _laws_of(scenario)
     cache: dict[str, float] = {}
 
     def cost(name: str) -> float:

@@ -17,12 +17,28 @@ agent never sees it and must recover through a surviving path.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
+import math
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from attrs import define, field
+
+#: numpy, imported on first use (`_np`): a process that never retrieves or plans blockers
+#: (most runs load this module through the plugin) does not pay its ~13 MiB.
+np: Any = None
+
+
+def _np() -> Any:
+    global np
+    if np is None:
+        import numpy
+
+        np = numpy
+    return np
 
 
 @define(frozen=True)
@@ -75,6 +91,7 @@ def select(
     candidates winning whatever their distance. `keep` ("shortest" or "longest"): the only
     surviving path must be the task's shortest (fewest tools; the first in sorted order on
     ties) or longest one (section 5's path-restricted settings)."""
+    np = _np()
     sets = [frozenset(p) for p in paths]
     total = len(sets)
     only: int | None = None
@@ -91,35 +108,40 @@ def select(
         for t in s:
             cover[t] |= 1 << i
     goal = max(n_min, min(total, target))
-    best: list[tuple[str, ...]] = []
-    best_d: int | None = None
-    listed = 0
-    truncated = False
-    sizes = itertools.chain.from_iterable(
-        itertools.combinations(tools, k) for k in range(0, max_size + 1)
-    )
-    for combo in sizes:
-        if listed >= max_candidates:
-            truncated = True
+    columns = _candidates(len(tools), max_size, max_candidates)
+    listed = len(columns[0])
+    truncated = listed < _count(len(tools), max_size)
+    covers = _covered(columns, [cover[t] for t in tools], total)
+    counts = np.bitwise_count(covers)
+    if counts.ndim > 1:
+        counts = counts.sum(axis=1, dtype=np.int64)
+    if only is not None:  # the kept path must survive: rows covering it are never feasible
+        kept = (covers if covers.ndim == 1 else covers[:, only // 64]) >> np.uint64(only % 64)
+        counts = np.where(kept & np.uint64(1), total + 1, counts.astype(np.int64))
+    # A row covering c paths leaves total - c: feasible when that is >= n_min and within the
+    # tolerance of the goal; the closest distance is found on the histogram of c.
+    histogram = np.bincount(counts, minlength=total + 2)
+    aim = total - goal
+    best_c: list[int] = []
+    for d in range(0, max(0, tolerance) + 1):
+        best_c = [
+            c
+            for c in sorted({aim - d, aim + d})
+            if 0 <= c <= total and total - c >= n_min and histogram[c]
+        ]
+        if best_c:
             break
-        listed += 1
-        hit = 0
-        for t in combo:
-            hit |= cover[t]
-        n = total - hit.bit_count()
-        d = abs(n - goal)
-        if n < n_min or d > tolerance:
-            continue
-        if only is not None and hit >> only & 1:  # the kept path must survive
-            continue
-        if best_d is None or d < best_d:
-            best, best_d = [combo], d
-        elif d == best_d:
-            best.append(combo)
+    if not best_c:
+        best = np.zeros(0, dtype=np.intp)
+    elif len(best_c) == 1:
+        best = np.flatnonzero(counts == best_c[0])
+    else:
+        best = np.flatnonzero((counts == best_c[0]) | (counts == best_c[1]))
     seed = task_seed(global_seed, task_id)
-    if not best:
+    if not len(best):
         return Plan((), total, total, "unresolved", seed, listed, truncated, tuple(range(total)))
-    chosen = best[random.Random(seed).randrange(len(best))]
+    row = int(best[random.Random(seed).randrange(len(best))])
+    chosen = tuple(tools[c[row]] for c in columns if c[row] < len(tools))
     hit = 0
     for t in chosen:
         hit |= cover[t]
@@ -127,3 +149,93 @@ def select(
     return Plan(
         tuple(chosen), total, len(surviving), "resolved", seed, listed, truncated, surviving
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The candidate scan, vectorised
+# --------------------------------------------------------------------------------------------
+#
+# Why: a task's candidates are every combination of up to `max_size` of its path tools, in
+# order, up to `max_candidates` (5,000 in the release's setting): 327 tasks list over half a
+# million, and scoring them one by one in Python took ten times the release's whole budget per
+# row. The candidate list depends only on (tools, max_size, max_candidates), so it is built once
+# as an index table (rows padded with the index `n`, a tool that covers nothing) and shared by
+# every task with as many tools; a task then only ORs its tools' path masks (64 paths a word)
+# along the table's columns and counts bits. The rows keep the enumeration order of the
+# original loop (sizes 0, 1, 2, ..., each in lexicographic order), so the feasible rows, the
+# closest ones and the seeded draw among them are exactly those of the one-by-one scan
+# (tests/test_path_blocking_scan.py checks this against it).
+
+_TABLES: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
+_WORD = (1 << 64) - 1
+
+
+def _count(n: int, max_size: int) -> int:
+    """How many combinations of 0..max_size of n tools there are."""
+    return sum(math.comb(n, k) for k in range(0, max_size + 1))
+
+
+def _candidates(n: int, max_size: int, max_candidates: int) -> tuple[np.ndarray, ...]:
+    """The first `max_candidates` combinations of 0..max_size of range(n), as padded rows,
+    returned column by column (contiguous: gathers along them are faster)."""
+    np = _np()
+    key = (n, max_size, max_candidates)
+    table = _TABLES.get(key)
+    if table is None:
+        width = max(1, min(max_size, n))
+        parts, left = [], max(0, max_candidates)
+        for k in range(0, min(max_size, n) + 1):
+            if left <= 0:
+                break
+            rows = _sized(n, k, left)
+            left -= len(rows)
+            pad = np.full((len(rows), width - k), n, dtype=np.intp)
+            parts.append(np.hstack([rows, pad]))
+        rows = np.vstack(parts) if parts else np.zeros((0, width), dtype=np.intp)
+        table = tuple(np.ascontiguousarray(rows[:, j]) for j in range(width))
+        for column in table:
+            column.setflags(write=False)
+        if len(_TABLES) >= 64:
+            _TABLES.clear()
+        _TABLES[key] = table
+    return table
+
+
+def _sized(n: int, k: int, limit: int) -> np.ndarray:
+    """The first `limit` k-combinations of range(n) in lexicographic order (rows x k)."""
+    np = _np()
+    if math.comb(n, k) > 200_000:  # a huge task: list only what is asked for
+        rows = itertools.islice(itertools.combinations(range(n), k), limit)
+        return np.array(list(rows), dtype=np.intp).reshape(-1, k)
+    return _all_sized(n, k)[:limit]
+
+
+@functools.lru_cache(maxsize=256)
+def _all_sized(n: int, k: int) -> np.ndarray:
+    """Every k-combination of range(n), lexicographic: first item a, then the rest above a."""
+    np = _np()
+    if k == 0:
+        return np.zeros((1, 0), dtype=np.intp)
+    blocks = []
+    for a in range(0, n - k + 1):
+        rest = _all_sized(n - a - 1, k - 1) + (a + 1)
+        blocks.append(np.hstack([np.full((len(rest), 1), a, dtype=np.intp), rest]))
+    out = np.vstack(blocks) if blocks else np.zeros((0, k), dtype=np.intp)
+    out.setflags(write=False)
+    return out
+
+
+def _covered(columns: tuple[np.ndarray, ...], masks: list[int], total: int) -> np.ndarray:
+    """Per candidate row, the paths its tools cover: one 64-bit word per row when there are at
+    most 64 paths, else rows x words."""
+    np = _np()
+    if total <= 64:
+        per_tool = np.array([*masks, 0], dtype=np.uint64)  # the last entry: padding
+    else:
+        words = (total + 63) // 64
+        split = [[(m >> (64 * w)) & _WORD for w in range(words)] for m in masks]
+        per_tool = np.array([*split, [0] * words], dtype=np.uint64)
+    hit = per_tool[columns[0]]
+    for column in columns[1:]:
+        hit |= per_tool[column]
+    return hit

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -48,18 +48,32 @@ NOTES = {
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+#: numpy, imported on first use (`_np`): a process that never retrieves or plans blockers
+#: (most runs load this module through the plugin) does not pay its ~13 MiB.
+np: Any = None
+
+
+def _np() -> Any:
+    global np
+    if np is None:
+        import numpy
+
+        np = numpy
+    return np
+
+
 def features(text: str) -> dict[str, int]:
-    """Return the sparse feature counts of a text: words, word bigrams, character trigrams."""
+    """Return the sparse feature counts of a text: words, word bigrams, character trigrams.
+
+    Keys come in order of first occurrence (words, then bigrams, then trigrams), which is the
+    order `SparseEncoder.best` adds their contributions in.
+    """
     words = _WORD.findall(text.lower().replace("_", " "))
-    out: dict[str, int] = defaultdict(int)
-    for w in words:
-        out["w:" + w] += 1
-    for a, b in zip(words, words[1:], strict=False):
-        out["b:" + a + " " + b] += 1
     padded = "  " + " ".join(words) + "  "
-    for i in range(len(padded) - 2):
-        out["c:" + padded[i : i + 3]] += 1
-    return out
+    keys = ["w:" + w for w in words]
+    keys += ["b:" + a + " " + b for a, b in zip(words, words[1:], strict=False)]
+    keys += ["c:" + padded[i : i + 3] for i in range(len(padded) - 2)]
+    return Counter(keys)
 
 
 @define
@@ -69,6 +83,7 @@ class SparseEncoder:
     labels: list[str]
     idf: dict[str, float]
     postings: dict[str, list[tuple[int, float]]]
+    flat: _Flat | None = field(default=None, eq=False, repr=False)
 
     @classmethod
     def fit(cls, texts: Iterable[tuple[str, str]]) -> SparseEncoder:
@@ -91,23 +106,70 @@ class SparseEncoder:
 
     def best(self, text: str) -> str | None:
         """Return the label of the text most similar to `text` (ties: the smaller label), or
-        None when `text` shares no feature with any indexed text."""
-        scores: dict[int, float] = defaultdict(float)
+        None when `text` shares no feature with any indexed text.
+
+        The dot products are summed by `np.bincount` over the query's postings laid end to end
+        in feature order: per indexed text that is the same sequence of float additions as a
+        loop over the postings (so the same scores, bit for bit), at C speed; only the labels
+        within a hair of the top score go through the exact (rounded score, label) tie-break.
+        """
+        np = _np()
+        flat = self._flat()
+        texts, products = [], []
         for k, c in features(text).items():
-            posting = self.postings.get(k)
-            if posting is None:
-                continue
-            w = c * self.idf[k]
-            for i, v in posting:
-                scores[i] += w * v
-        if not scores:
+            posting = flat.postings.get(k)
+            if posting is not None:
+                texts.append(posting[0])
+                # the contribution c * idf * v, multiplied in that order as a plain loop would
+                products.append(posting[1] if c == 1 else (c * self.idf[k]) * posting[2])
+        if not texts:
             return None
-        by_label: dict[str, float] = {}
-        for i, s in scores.items():
-            label = self.labels[i]
-            if s > by_label.get(label, -1.0):
-                by_label[label] = s
-        return min(by_label, key=lambda label: (-round(by_label[label], 12), label))
+        scores = np.bincount(
+            np.concatenate(texts), weights=np.concatenate(products), minlength=len(self.labels)
+        )
+        # every contribution is positive, so a text scores 0 exactly when nothing touched it
+        per_label = np.maximum.reduceat(scores, flat.label_starts)
+        near = np.flatnonzero((per_label >= per_label.max() - 1e-9) & (per_label > 0))
+        return min(
+            (flat.names[i] for i in near),
+            key=lambda name: (-round(float(per_label[flat.index[name]]), 12), name),
+        )
+
+    def _flat(self) -> _Flat:
+        """The postings as flat arrays (built on first use, kept with the encoder)."""
+        if self.flat is None:
+            self.flat = _Flat.of(self)
+        return self.flat
+
+
+@define
+class _Flat:
+    """`SparseEncoder.postings` as arrays, texts renumbered so each label's texts are adjacent.
+
+    Per feature: the (renumbered) texts of its postings, their idf-weighted values (`idf * v`,
+    the contribution of a feature met once) and the plain values (for a feature met c > 1 times).
+    """
+
+    postings: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    names: list[str]  # distinct labels, sorted
+    index: dict[str, int]  # label -> position in `names`
+    label_starts: np.ndarray  # where each label's texts begin in the renumbering
+
+    @classmethod
+    def of(cls, encoder: SparseEncoder) -> _Flat:
+        np = _np()
+        names = sorted(set(encoder.labels))
+        index = {n: i for i, n in enumerate(names)}
+        order = sorted(range(len(encoder.labels)), key=lambda i: index[encoder.labels[i]])
+        new = {old: j for j, old in enumerate(order)}
+        labels = [encoder.labels[i] for i in order]
+        starts = [j for j in range(len(labels)) if j == 0 or labels[j - 1] != labels[j]]
+        postings = {}
+        for k, posting in encoder.postings.items():
+            values = np.array([v for _, v in posting], dtype=np.float64)
+            texts = np.array([new[i] for i, _ in posting], dtype=np.intp)
+            postings[k] = (texts, encoder.idf[k] * values, values)
+        return cls(postings, names, index, np.array(starts, dtype=np.intp))
 
 
 def datatype_texts(datatypes: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
@@ -245,8 +307,11 @@ class Retriever:
         for groups in (noisy, blockers):
             for members in groups.values():
                 members.sort(key=order.__getitem__)
+        encoder = SparseEncoder.fit(texts)
+        if texts:  # its arrays, and numpy's first calls, now (set-up), not on a first request
+            encoder.best(texts[0][1])
         return cls(
-            SparseEncoder.fit(texts),
+            encoder,
             exact,
             dict(by_output),
             dict(by_inputs),

@@ -1,0 +1,110 @@
+"""A bundle's tasks read on demand: a run touching ten tasks of a big bundle parses ten.
+
+Why: `tasks.jsonl` of a length-8 CostBench bundle is 31 MB of JSON, over 200 MB once parsed into
+dicts, and a process that plays one episode (or serves one MCP session) used to hold all of it.
+Here the file is read once, in one piece, and checked against the manifest's SHA-256 like every
+other file (so what is parsed later is exactly what was hashed: nothing is read from disk
+again); the file's bytes are kept (a seventh of its parsed size), with each task's id and line.
+A task is parsed, checked against the bundle schema and checked for the tools it names on first
+access, raising the same located errors the eager load raises (`tasks.jsonl:LINE: $.path:
+...`, a tool it names that the bundle does not define), and kept.
+
+What is still checked for the whole file at load: its hash, UTF-8, that every line is JSON with
+a string `id`, and that no id appears twice (the index needs them). A file whose lines the
+eager reader would split differently (`str.splitlines` also breaks at `\\r`, form feeds,
+`U+2028` and the like, which canonical bundles never contain) is left to the eager path, so a
+line number in an error always means the same line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from scn.bundle_schema import check_row, parse_line
+from scn.diagnostics import ScnDataError
+
+NAME = "tasks.jsonl"
+
+#: Bytes at which `str.splitlines` breaks a line besides `\n` (UTF-8 of \x85, U+2028, U+2029).
+_OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8",
+                 b"\xe2\x80\xa9")  # fmt: skip
+
+
+class LazyTasks(Mapping[str, dict[str, Any]]):
+    """Task records by id, in file order, each parsed and checked on first access."""
+
+    def __init__(
+        self,
+        data: bytes,
+        lines: dict[str, tuple[int, int, int]],
+        check: Callable[[dict[str, Any]], None],
+    ) -> None:
+        self._data = data  # the whole file, as hashed
+        self._lines = lines  # id -> (line number, start, end) in `data`, in file order
+        self._check = check  # the per-task reference check (the tools a task names)
+        self._parsed: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def index(cls, data: bytes, check: Callable[[dict[str, Any]], None]) -> LazyTasks | None:
+        """Index the lines of `tasks.jsonl` (already hash-checked); None when the eager reader
+        must handle the file (line breaks other than `\\n`, or a line it must report first).
+
+        Raises:
+            ScnDataError: an id appears twice (as the eager load reports it).
+        """
+        if any(b in data for b in _OTHER_BREAKS):
+            return None
+        lines: dict[str, tuple[int, int, int]] = {}
+        row, start, number = 0, 0, 0
+        while start <= len(data):
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            number += 1
+            line, span = data[start:end], (start, end)
+            start = end + 1
+            if not line.strip():
+                continue
+            try:
+                value = parse_line(NAME, number, line)
+            except ScnDataError:
+                return None  # the eager reader raises it, with the same words
+            task_id = value.get("id") if isinstance(value, dict) else None
+            if not isinstance(task_id, str):
+                return None  # a schema error: the eager reader locates it
+            if task_id in lines:
+                raise ScnDataError(
+                    f"{NAME}: id {task_id!r} appears twice (bundle schema)",
+                    path=f"{NAME} $[{row}]",
+                )
+            lines[task_id] = (number, *span)
+            row += 1
+        return cls(data, lines, check)
+
+    def __getitem__(self, task_id: str) -> dict[str, Any]:
+        found = self._parsed.get(task_id)
+        if found is not None:
+            return found
+        number, start, end = self._lines[task_id]  # KeyError for an unknown id, as a dict
+        value = parse_line(NAME, number, self._data[start:end])
+        check_row(NAME, number, value)
+        self._check(value)
+        self._parsed[task_id] = value
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._lines
+
+    @property
+    def parsed(self) -> int:
+        """How many tasks have been parsed so far."""
+        return len(self._parsed)
+
+
+__all__ = ["LazyTasks"]
