@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 #: Shards per worker: more, smaller shards even out tasks of unequal cost; fewer keep each
 #: worker's memos (a truth kind's per-shape cache) warm.
-SHARDS_PER_WORKER = 4
+SHARDS_PER_WORKER = 2
 #: Below this many items a compile runs the job here: forking costs more than it saves.
 MIN_SHARDED = 64
 

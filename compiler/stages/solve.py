@@ -166,21 +166,25 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
             registered truth kind, or a blocker's solvability promise does not hold.
         ScnPluginError: a truth kind's solver failed.
     """
+    global _STATE
     errors = Collector()
     truths: list[GroundTruth] = []
     done = False
-    for outcomes in shards.run(ctx, solve_shard, scenario, len(scenario.tasks)):
-        for outcome in outcomes if not done else ():
-            if isinstance(outcome, shards.Raised):
-                outcome.reraise()
-            truth, problems = outcome
-            truths.append(truth)
-            errors.extend(problems)
-            if len(errors.items) > ERROR_LIMIT:
-                done = True
+    try:
+        for outcomes in shards.run(ctx, solve_shard, scenario, len(scenario.tasks)):
+            for outcome in outcomes:
+                if isinstance(outcome, shards.Raised):
+                    outcome.reraise()
+                truth, problems = outcome
+                truths.append(truth)
+                errors.extend(problems)
+                if len(errors.items) > ERROR_LIMIT:
+                    done = True
+                    break
+            if done:
                 break
-        if done:
-            break
+    finally:
+        _STATE = None  # the serial path solved here: let the scenario go with the compile
     errors.raise_if_errors(ScnSemanticError)
     if any(t.constraints is not None for t in scenario.tasks):
         kinds = ctx.registry.validator_kinds if ctx.registry is not None else None
@@ -197,8 +201,12 @@ ERROR_LIMIT = 200
 def solve_shard(scenario: Scenario, start: int, stop: int) -> list[Any]:
     """Solve tasks `start..stop`: for each, (its truth, the diagnostics it raised), or a
     `shards.Raised` where a located error stopped the loop. Stops as the serial loop would."""
-    errors = Collector()
-    state = _Solver(scenario, shards.registry(), errors)
+    global _STATE
+    if _STATE is None or _STATE[0] is not scenario:  # a worker's later shards keep its memos
+        _STATE = (scenario, _Solver(scenario, shards.registry(), Collector()))
+    state = _STATE[1]
+    errors = state.errors
+    first = len(errors.items)
     out: list[Any] = []
     for task in scenario.tasks[start:stop]:
         before = len(errors.items)
@@ -208,6 +216,10 @@ def solve_shard(scenario: Scenario, start: int, stop: int) -> list[Any]:
             out.append(shards.Raised.of(e))
             break
         out.append((truth, tuple(errors.items[before:])))
-        if len(errors.items) > ERROR_LIMIT:
+        if len(errors.items) - first > ERROR_LIMIT:
             break
     return out
+
+
+#: The scenario a process is solving shards of, and its solver state (memos, ban proofs).
+_STATE: tuple[Scenario, _Solver] | None = None
