@@ -89,9 +89,9 @@ def main() -> None:
 
     import importlib
 
-    from scn.stages import solve as _unused  # noqa: F401  (the module, below)
-
+    # `scn.stages` re-exports each stage's function under its module's name: the modules.
     solve_module = importlib.import_module("scn.stages.solve")
+    verify_module = importlib.import_module("scn.stages.verify")
 
     def section(job: Any, payload: Any, count: int) -> Any:
         def run(workers: int) -> tuple[Any, float]:
