@@ -2,6 +2,7 @@
 
     python benchmarks/planbench_generated.py            # the full mode (36k tasks), 60 starts
     python benchmarks/planbench_generated.py --quick    # single-input tasks only (350) + 20
+    python benchmarks/planbench_generated.py --workers 1 2   # the compile serial, then sharded
 
 Part 1 compiles `retail/planbench_xl --set tasks=generated` (every eligible (inputs, target)
 pair, each with its exact `truth catalog`) in a fresh process and prints, per stage, the wall
@@ -34,31 +35,35 @@ TARGET_S = 30.0
 ANCHOR_S = 394.0
 
 _CHILD = """
-import json, sys, time
-t0, c0 = time.perf_counter(), time.process_time()
+import json, resource, sys, time
+def cpu():
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+t0, c0 = time.perf_counter(), cpu()
 from scn.api import compile_source, resolve_target
 from scn.context import CompileContext
 from scn.plugins.registry import load_registry
 registry = load_registry()
-ctx = CompileContext(registry, 42, json.loads(sys.argv[1]))
+ctx = CompileContext(registry, 42, json.loads(sys.argv[1]), workers=int(sys.argv[2]))
 stamps = []
 def on_stage(name, *_):
-    stamps.append((name, time.perf_counter() - t0, time.process_time() - c0))
+    stamps.append((name, time.perf_counter() - t0, cpu() - c0))
 bundle = compile_source(resolve_target("retail/planbench_xl", registry), ctx=ctx, on_stage=on_stage)
-stamps.append(("end", time.perf_counter() - t0, time.process_time() - c0))
+stamps.append(("end", time.perf_counter() - t0, cpu() - c0))
 tasks = json.loads(bundle.files["manifest.json"])["counts"]["tasks"]
 print(json.dumps({"stamps": stamps, "tasks": tasks}))
 """
 
 
-def part_compile(quick: bool) -> None:
+def part_compile(quick: bool, workers: int = 1) -> None:
     sets = {"tasks": "generated", **({"max_inputs": "1"} if quick else {})}
     print(
         "== 1. scn compile retail/planbench_xl "
         + " ".join(f"--set {k}={v}" for k, v in sets.items())
     )
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(sets)],
+        [sys.executable, "-c", _CHILD, json.dumps(sets), str(workers)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -66,7 +71,7 @@ def part_compile(quick: bool) -> None:
     )
     result = json.loads(done.stdout.splitlines()[-1])
     stamps = result["stamps"]
-    print(f"{result['tasks']} tasks")
+    print(f"{result['tasks']} tasks, --workers {workers} (CPU: this process and its workers)")
     print(f"{'stage':<10} {'wall s':>8} {'cpu s':>8}")
     for (name, wall, cpu), (_, wall2, cpu2) in zip(stamps, stamps[1:], strict=False):
         print(f"{name:<10} {wall2 - wall:>8.2f} {cpu2 - cpu:>8.2f}")
@@ -123,8 +128,10 @@ def part_search(starts: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--workers", type=int, nargs="*", default=[1], help="e.g. 1 2")
     args = parser.parse_args()
-    part_compile(args.quick)
+    for workers in args.workers:
+        part_compile(args.quick, workers)
     part_search(20 if args.quick else 60)
     return 0
 

@@ -20,7 +20,7 @@ from scn.evaluate import loop_budget
 from scn.limits import recursion_room
 from scn.parse import paused_gc
 from scn.source import SourceFile, Span
-from scn.stages import STAGES, run_stages
+from scn.stages import STAGES, run_stages, shards
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry
@@ -114,7 +114,7 @@ def compile_source(
     value: Any = source
     # The whole compile, not only the parse: its models, tasks and prices all live to the end,
     # and a large cost-domain bundle compiles 15-20% faster without the collector.
-    with paused_gc(), loop_budget(), recursion_room():
+    with paused_gc(), loop_budget(), recursion_room(), shards.cluster(ctx):
         for stage in STAGES:
             if on_stage is not None:
                 on_stage(stage.name)

@@ -42,3 +42,10 @@ class CompileContext:
     #: Where each task was declared (task id -> `Span` of its `tasks` block), noted by emit so
     #: that verify can point a failing task at its source.
     task_spans: dict[str, Any] = field(factory=dict, eq=False)
+    #: `scn compile --workers N`: processes the sharded work (solve, verify, a generator's
+    #: measuring) is spread over; 1 runs it in this process. Bundles do not depend on it.
+    workers: int = 1
+    #: `--backend local|ray`: a process pool on this machine, or Ray tasks (`scn.stages.shards`).
+    backend: str = "local"
+    #: `--address`: the Ray cluster to join (None starts a local one for the compile).
+    address: str | None = None

@@ -211,6 +211,7 @@ def probe_bundle(
             continue
         agents.append((entry.name, "probe", entry.factory, entry.doc, entry.plugin))
     rows = []
+    truth: dict[str, Any] | None = None
     for name, role, factory, doc, plugin in agents:
         records = [
             episode(
@@ -224,7 +225,9 @@ def probe_bundle(
             )
             for task_id in ids
         ]
-        table = _metrics(records, metric)
+        if truth is None and metric != DEFAULT_METRIC:
+            truth = sampled_truth(bundle, ids, records)
+        table = _metrics(records, metric, truth)
         score = table.get(metric)
         rows.append(
             Row(name, role, None if score is None else float(score), doc, plugin, dict(table))
@@ -232,7 +235,29 @@ def probe_bundle(
     return Report(metric, ids, rows, bound_of(scenario))
 
 
-def _metrics(records: list[dict[str, Any]], metric: str) -> dict[str, Any]:
+def sampled_truth(
+    bundle: LoadedBundle, ids: list[str], records: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The truth fields scoring reads (`scn.scoring.families.load_truth`'s shape), of the
+    played tasks only and from the bundle already in memory: computed once for every agent.
+    Loading them for the whole bundle per agent made verify's probes of a 36,000-task
+    compile take minutes and gigabytes for a sample of 20 tasks."""
+    from scn.scoring.families import installed_families, truth_fields
+    from scn.trajectory import harness_metrics
+
+    names = dict.fromkeys(harness_metrics(bundle.scenario))
+    for record in records:
+        metrics = (record.get("bundle") or {}).get("metrics")
+        if isinstance(metrics, list):
+            names.update(dict.fromkeys(map(str, metrics)))
+    families = installed_families()
+    fields = {t: truth_fields(bundle.tasks[t], bundle.tools, names, families) for t in ids}
+    return {bundle.manifest_sha256: fields}
+
+
+def _metrics(
+    records: list[dict[str, Any]], metric: str, truth: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The metric table of one agent's records: the success rate alone when that is the metric
     (cheap, what verify needs), else the general and family metrics of `scn score`."""
     n = len(records)
@@ -241,7 +266,8 @@ def _metrics(records: list[dict[str, Any]], metric: str) -> dict[str, Any]:
         return {DEFAULT_METRIC: None if rate is None else round(rate, 6), "episodes": n}
     from scn.scoring.families import load_truth, score_records
 
-    groups = score_records(records, truth=load_truth(records), warn=lambda _m: None)
+    truth = load_truth(records) if truth is None else truth
+    groups = score_records(records, truth=truth, warn=lambda _m: None)
     return next(iter(groups.values()), {}) if groups else {}
 
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from scn import solver
 from scn.context import CompileContext
-from scn.diagnostics import Collector, ScnPluginError, ScnSemanticError
+from scn.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
 from scn.ir import Solved
 from scn.scenario import BlockerDef, GroundTruth, Scenario, TaskDef, ToolDef
-from scn.stages import feasible
+from scn.stages import feasible, shards
 from scn.truth import RESERVED_FIELDS, TruthProblem, TruthResult
 
 
@@ -157,21 +157,69 @@ class _Solver:
 def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
     """Compute the ground truth of every task through its registered truth kind.
 
+    With `ctx.workers` > 1 the tasks are solved in contiguous shards in several processes
+    (`scn.stages.shards`) and folded back in task order, stopping where the serial loop stops:
+    the same truths and the same diagnostics.
+
     Raises:
         ScnSemanticError: a goal is unreachable, a task needs no work, a task names no
             registered truth kind, or a blocker's solvability promise does not hold.
         ScnPluginError: a truth kind's solver failed.
     """
+    global _STATE
     errors = Collector()
-    state = _Solver(scenario, ctx.registry, errors)
-    truths = []
-    for task in scenario.tasks:
-        truths.append(state.task(task))
-        if len(errors.items) > 200:
-            break
+    truths: list[GroundTruth] = []
+    done = False
+    try:
+        for outcomes in shards.run(ctx, solve_shard, scenario, len(scenario.tasks)):
+            for outcome in outcomes:
+                if isinstance(outcome, shards.Raised):
+                    outcome.reraise()
+                truth, problems = outcome
+                truths.append(truth)
+                errors.extend(problems)
+                if len(errors.items) > ERROR_LIMIT:
+                    done = True
+                    break
+            if done:
+                break
+    finally:
+        _STATE = None  # the serial path solved here: let the scenario go with the compile
     errors.raise_if_errors(ScnSemanticError)
     if any(t.constraints is not None for t in scenario.tasks):
         kinds = ctx.registry.validator_kinds if ctx.registry is not None else None
-        truths = feasible.with_references(scenario, truths, state.records, errors, kinds)
+        records = {r.id: dict(r.values) for r in scenario.records}
+        truths = feasible.with_references(scenario, truths, records, errors, kinds)
         errors.raise_if_errors(ScnSemanticError)
     return Solved(scenario, tuple(truths))
+
+
+#: The solve stage stops collecting after this many problems.
+ERROR_LIMIT = 200
+
+
+def solve_shard(scenario: Scenario, start: int, stop: int) -> list[Any]:
+    """Solve tasks `start..stop`: for each, (its truth, the diagnostics it raised), or a
+    `shards.Raised` where a located error stopped the loop. Stops as the serial loop would."""
+    global _STATE
+    if _STATE is None or _STATE[0] is not scenario:  # a worker's later shards keep its memos
+        _STATE = (scenario, _Solver(scenario, shards.registry(), Collector()))
+    state = _STATE[1]
+    errors = state.errors
+    first = len(errors.items)
+    out: list[Any] = []
+    for task in scenario.tasks[start:stop]:
+        before = len(errors.items)
+        try:
+            truth = state.task(task)
+        except ScnError as e:
+            out.append(shards.Raised.of(e))
+            break
+        out.append((truth, tuple(errors.items[before:])))
+        if len(errors.items) - first > ERROR_LIMIT:
+            break
+    return out
+
+
+#: The scenario a process is solving shards of, and its solver state (memos, ban proofs).
+_STATE: tuple[Scenario, _Solver] | None = None

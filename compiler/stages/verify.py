@@ -11,15 +11,19 @@ violation, the null agent none.
 
 from __future__ import annotations
 
+import io
+import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from scn.bundle_format import load_stubs
+from scn.bundle_format import load_stubs, sha256
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnVerifyError
 from scn.emit.bundle import Bundle, write_files
+from scn.stages import shards
 from scn.truth import VerifyContext
 
 #: The bundle files the stubs need on disk.
@@ -81,35 +85,89 @@ def _check_task(task: dict[str, Any], kind: Any, context: VerifyContext) -> str 
 def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     """Check that every task's ground truth replays and that doing nothing solves no task.
 
+    With `ctx.workers` > 1 the replays run in contiguous shards of `tasks.jsonl` in several
+    processes (`scn.stages.shards`), folded back in task order: the same diagnostics.
+
     Raises:
         ScnVerifyError: naming each task that fails and why.
     """
     errors = Collector()
-    with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
-        folder = Path(tmp)
-        # The stubs read nothing but their backend; the other files are checked from memory.
-        write_files({rel: bundle.files[rel] for rel in STUB_FILES}, folder)
-        stubs = load_stubs(folder)
-        backend = stubs.Backend.load(folder)
-    tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
-    kinds = ctx.registry.truth_kinds
-    context = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
-    for task in bundle.iter_jsonl("tasks.jsonl"):
-        problem = _check_task(task, kinds.get(task["truth"].get("kind")), context)
-        if problem is not None:
-            errors.error(
-                f"task '{task['id']}'{problem}", ctx.task_spans.get(task["id"]), code="verify"
-            )
-        if len(errors.items) >= 100:
-            break
+    count = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
+    try:
+        for problems in shards.run(ctx, verify_shard, bundle, count):
+            for task_id, problem in problems:
+                errors.error(
+                    f"task '{task_id}'{problem}", ctx.task_spans.get(task_id), code="verify"
+                )
+                if len(errors.items) >= ERROR_LIMIT:
+                    break
+            if len(errors.items) >= ERROR_LIMIT:
+                break
+    finally:
+        _CONTEXT.clear()
     errors.raise_if_errors(ScnVerifyError)
-    constrained = [t["id"] for t in bundle.iter_jsonl("tasks.jsonl") if "constraints" in t]
+    constrained = [  # only a line that mentions the key can carry it: parse just those
+        t["id"]
+        for line in _lines(bundle.files["tasks.jsonl"])
+        if b'"constraints"' in line and "constraints" in (t := json.loads(line))
+    ]
     if constrained:
         play_constrained(bundle, constrained, errors, ctx.task_spans)
         errors.raise_if_errors(ScnVerifyError)
     validity(bundle, ctx, errors)
     errors.raise_if_errors(ScnVerifyError)
     return bundle
+
+
+#: Verify stops collecting after this many failing tasks.
+ERROR_LIMIT = 100
+
+#: The replay context of the bundle being verified, kept for the shards one process runs.
+_CONTEXT: dict[str, VerifyContext] = {}
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses)."""
+    with io.BytesIO(data) as f:
+        for line in f:
+            if line.strip():
+                yield line
+
+
+def _replay_context(bundle: Bundle) -> VerifyContext:
+    """The bundle's own stubs (imported from a private folder) and tools, once per process."""
+    key = sha256(bundle.files["manifest.json"])
+    found = _CONTEXT.get(key)
+    if found is None:
+        with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
+            folder = Path(tmp)
+            # The stubs read nothing but their backend; the other files are checked from memory.
+            write_files({rel: bundle.files[rel] for rel in STUB_FILES}, folder)
+            stubs = load_stubs(folder)
+            backend = stubs.Backend.load(folder)
+        tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
+        found = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
+        _CONTEXT.clear()
+        _CONTEXT[key] = found
+    return found
+
+
+def verify_shard(bundle: Bundle, start: int, stop: int) -> list[tuple[str, str]]:
+    """Replay rows `start..stop` of `tasks.jsonl`: (task id, what is wrong) for each failing
+    task, stopping as the serial loop would."""
+    context = _replay_context(bundle)
+    kinds = shards.registry().truth_kinds
+    out: list[tuple[str, str]] = []
+    for index, line in enumerate(_lines(bundle.files["tasks.jsonl"])):
+        if index < start:
+            continue
+        if index >= stop or len(out) >= ERROR_LIMIT:
+            break
+        task = json.loads(line)
+        problem = _check_task(task, kinds.get(task["truth"].get("kind")), context)
+        if problem is not None:
+            out.append((task["id"], problem))
+    return out
 
 
 def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:

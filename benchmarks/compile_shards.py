@@ -1,0 +1,154 @@
+"""`scn compile --workers N`: serial against 2 workers on the sharded sections, side by side.
+
+    python benchmarks/compile_shards.py                 # PlanBench-XL generated mode (36k tasks)
+    python benchmarks/compile_shards.py --quick         # single-input tasks only (350)
+    python benchmarks/compile_shards.py --rounds 5
+
+The scenario is expanded once; then the two sharded sections are timed alternately with 1 and
+2 workers, `--rounds` times each: the solve stage (every task's catalogue, legal order and
+labels; the catalogues the expansion measured are already cached, as in a real compile, and a
+forked worker inherits them) and verify's replay of every task through the emitted stubs
+(`verify_shard` over all rows; the probes, which play 20 tasks, are left out). Both are CPU
+work on data in memory, no I/O. Each row prints the best and median wall seconds and the CPU
+seconds of this process and its children; the results are checked equal. Target (issue 18):
+2 workers at least 1.7x faster than 1. The machine is shared: the best wall is the figure
+least disturbed by other processes; the CPU sums show the work each side did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TARGET = 1.7
+
+
+def _cpu() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+_JOB: list[Any] = []  #: the section's job, read by `_measured` in this process or a forked one
+
+
+def _measured(payload: Any, start: int, stop: int) -> tuple[int, float, Any]:
+    """Run the section's job on one shard and say which process spent how much CPU on it."""
+    import os
+
+    cpu = time.process_time()
+    value = _JOB[0](payload, start, stop)
+    return os.getpid(), time.process_time() - cpu, value
+
+
+def _timed(fn: Any) -> tuple[float, float, Any]:
+    w, c = time.perf_counter(), _cpu()
+    value = fn()
+    return time.perf_counter() - w, _cpu() - c, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    import attrs
+
+    from scn.api import compile_source, load_registry, resolve_target
+    from scn.context import CompileContext
+    from scn.parse import paused_gc
+    from scn.stages import shards
+    from scn.stages.emit import emit
+    from scn.stages.expand import expand
+    from scn.stages.solve import solve
+    from scn.stages.verify import _lines, verify_shard
+
+    registry = load_registry()
+    sets = {"tasks": "generated", **({"max_inputs": "1"} if args.quick else {})}
+    ctx = CompileContext(registry, 42, sets)
+    program = compile_source(
+        resolve_target("retail/planbench_xl", registry), ctx=ctx, until="resolve"
+    )
+    with paused_gc():
+        scenario = expand(program, ctx)
+        solved = solve(scenario, ctx)
+        bundle = emit(solved, ctx)
+    rows = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
+    print(f"retail/planbench_xl {' '.join(f'--set {k}={v}' for k, v in sets.items())}")
+    print(f"{len(scenario.tasks)} tasks; {args.rounds} rounds, 1 and 2 workers alternating\n")
+
+    import importlib
+
+    # `scn.stages` re-exports each stage's function under its module's name: the modules.
+    solve_module = importlib.import_module("scn.stages.solve")
+    verify_module = importlib.import_module("scn.stages.verify")
+
+    def section(job: Any, payload: Any, count: int) -> Any:
+        def run(workers: int) -> tuple[Any, float]:
+            _JOB[:] = [job]
+            solve_module._STATE = None  # each run starts cold, as a compile's stage does
+            verify_module._CONTEXT.clear()
+            per_process: dict[int, float] = {}
+            values = []
+            for pid, cpu, value in shards.run(
+                attrs.evolve(ctx, workers=workers), _measured, payload, count
+            ):
+                per_process[pid] = per_process.get(pid, 0.0) + cpu
+                values.append(value)
+            return values, max(per_process.values())
+
+        return run
+
+    sections = (
+        ("solve", section(solve_module.solve_shard, scenario, len(scenario.tasks))),
+        ("verify", section(verify_shard, bundle, rows)),
+    )
+
+    print(
+        f"{'section':<8} {'workers':>7} {'best wall s':>12} {'median':>8} {'cpu s':>7}"
+        f" {'busiest process cpu s':>22}"
+    )
+    for name, run in sections:
+        walls: dict[int, list[float]] = {1: [], 2: []}
+        cpus: dict[int, list[float]] = {1: [], 2: []}
+        busiest: dict[int, list[float]] = {1: [], 2: []}
+        results: dict[int, Any] = {}
+        with paused_gc():
+            for _ in range(args.rounds):
+                for workers in (1, 2):
+                    wall, cpu, (value, most) = _timed(lambda w=workers, r=run: r(w))
+                    walls[workers].append(wall)
+                    cpus[workers].append(cpu)
+                    busiest[workers].append(most)
+                    results[workers] = [x for part in value for x in part]
+        same = [repr(x) for x in results[1]] == [repr(x) for x in results[2]]
+        assert same, f"{name}: 2 workers differ from 1"
+        for workers in (1, 2):
+            wall, median_wall = min(walls[workers]), statistics.median(walls[workers])
+            cpu = statistics.median(cpus[workers])
+            most = statistics.median(busiest[workers])
+            print(
+                f"{name:<8} {workers:>7} {wall:>12.2f} {median_wall:>8.2f} {cpu:>7.2f}"
+                f" {most:>22.2f}"
+            )
+        best = min(walls[1]) / min(walls[2])
+        median = statistics.median(walls[1]) / statistics.median(walls[2])
+        path = statistics.median(busiest[1]) / statistics.median(busiest[2])
+        print(f"{name:<8} wall speed-up best {best:.2f}x, median {median:.2f}x")
+        print(f"{'':<8} CPU critical path (serial CPU / busiest worker's CPU): {path:.2f}x")
+        verdict = "met" if max(best, path) >= TARGET else "missed"
+        print(f"{'':<8} target {TARGET}x: {verdict}\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""`scn compile --workers N`: solve and verify sharded over processes, bundles byte-identical.
+
+The serial side of every comparison is a compile with one worker (the same code path, one shard
+run in this process), or a committed bundle of `generated/` (checked against a serial compile
+by tests/test_regenerate.py). The Ray backend is compared in tests/test_distributed.py, which
+starts the real local Ray.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scn.api import compile_source, load_registry, resolve_target
+from scn.cli import main
+from scn.context import CompileContext
+from scn.diagnostics import ScnPluginError, ScnSemanticError, ScnVerifyError
+from scn.source import SourceFile, Span
+from scn.stages import shards
+
+# `scn.stages` re-exports each stage's function under its module's name: import the modules.
+verify = importlib.import_module("scn.stages.verify")
+solve_stage = importlib.import_module("scn.stages.solve")
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "generated"
+REGISTRY = load_registry()
+
+
+def compiled(target: str, workers: int, seed: int = 42, **sets: str) -> dict[str, bytes]:
+    ctx = CompileContext(REGISTRY, seed, sets, workers=workers)
+    return compile_source(resolve_target(target, REGISTRY), ctx=ctx).files
+
+
+def on_disk(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != ".scn-output"  # the writer's marker, not a bundle file
+    }
+
+
+@pytest.mark.parametrize(
+    "entry", json.loads((GENERATED / "bundles.json").read_text()), ids=lambda e: str(e["name"])
+)
+def test_two_workers_compile_the_committed_bundles_byte_for_byte(
+    entry: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)  # these bundles are small: shard them anyway
+    sets = {str(k): str(v) for k, v in dict(entry.get("set", {})).items()}
+    files = compiled(str(entry["target"]), 2, int(entry.get("seed", 42)), **sets)
+    assert files == on_disk(GENERATED / str(entry["name"]))
+
+
+@pytest.mark.parametrize("target", ["travel/costbench"])
+def test_built_in_scenarios_at_their_full_size_match_serial(target: str) -> None:
+    assert compiled(target, 2) == compiled(target, 1)
+
+
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(0, 10**6),
+    workers=st.integers(2, 3),
+    per_worker=st.integers(1, 5),
+)
+def test_any_sharding_gives_the_serial_bundle(
+    monkeypatch: pytest.MonkeyPatch, seed: int, workers: int, per_worker: int
+) -> None:
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    monkeypatch.setattr(shards, "SHARDS_PER_WORKER", per_worker)
+    assert compiled("cctu", workers, seed) == compiled("cctu", 1, seed)
+
+
+@given(count=st.integers(0, 500), parts=st.integers(1, 40))
+def test_bounds_cover_the_range_in_order(count: int, parts: int) -> None:
+    slices = shards.bounds(count, parts)
+    assert [i for a, b in slices for i in range(a, b)] == list(range(count))
+    sizes = [b - a for a, b in slices]
+    assert max(sizes) - min(sizes) <= 1
+    assert len(slices) == max(1, min(parts, count))
+
+
+MANY = """
+scenario demo/shards "many tasks, for sharding"
+datatype A
+datatype B
+datatype C
+tool Fetch(A) -> B
+tool Other(C) -> A
+tasks t {
+  for i in 1..299
+  id "task_{i}"
+  given A
+  goal B
+  query "Get B from A, number {i}."
+}
+"""
+
+
+def errors_of(text: str, workers: int) -> tuple[type, list]:
+    ctx = CompileContext(REGISTRY, 42, {}, workers=workers)
+    with pytest.raises((ScnSemanticError, ScnPluginError, ScnVerifyError)) as caught:
+        compile_source(SourceFile("shards.scn", text), ctx=ctx)
+    return type(caught.value), [
+        (d.message, d.span, d.code, d.severity) for d in caught.value.diagnostics
+    ]
+
+
+def test_worker_errors_are_the_serial_located_diagnostics(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = MANY.replace("goal B", "goal C")
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    serial = errors_of(text, 1)
+    assert serial == errors_of(text, 2)
+    assert serial[0] is ScnSemanticError
+    assert all(isinstance(span, Span) for _, span, _, _ in serial[1])
+
+
+def test_a_plugin_solver_crash_in_a_worker_is_raised_as_in_serial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A crash inside a truth kind is a located `ScnPluginError` however many workers ran it
+    (forked workers inherit the patched solver)."""
+    real = solve_stage._Solver.task
+
+    def crash_on_seventh(self, task):  # type: ignore[no-untyped-def]
+        if task.id == "task_7":
+            raise ScnPluginError("truth kind 'min_cost' failed on task 'task_7'", span=task.span)
+        return real(self, task)
+
+    monkeypatch.setattr(solve_stage._Solver, "task", crash_on_seventh)
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    text = MANY
+    serial = errors_of(text, 1)
+    assert serial == errors_of(text, 2)
+    assert serial[0] is ScnPluginError and "task_7" in serial[1][0][0]
+
+
+def test_verify_failures_from_workers_keep_their_order_and_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fail_odd(task, kind, context):  # type: ignore[no-untyped-def]
+        return ": broken on purpose" if int(task["id"].split("_")[1]) % 2 else None
+
+    monkeypatch.setattr(verify, "_check_task", fail_odd)
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    text = MANY
+    serial = errors_of(text, 1)
+    assert serial == errors_of(text, 3)
+    assert serial[0] is ScnVerifyError and len(serial[1]) == verify.ERROR_LIMIT
+
+
+def test_a_raised_error_crosses_a_process_boundary_with_its_diagnostics() -> None:
+    span = Span("x.scn", 3, 1, 3, 9)
+    raised = shards.Raised.of(ScnSemanticError("no tool makes C", span=span))
+    again = pickle.loads(pickle.dumps(raised))
+    with pytest.raises(ScnSemanticError) as caught:
+        again.reraise()
+    assert caught.value.diagnostics == raised.diagnostics
+
+
+def test_cli_workers_error_exits_2_with_the_serial_message(tmp_path: Path) -> None:
+    source = tmp_path / "bad.scn"
+    source.write_text(MANY.replace("goal B", "goal C"))
+    outputs = []
+    for workers in ("1", "2"):
+        result = CliRunner().invoke(
+            main, ["compile", str(source), "-o", str(tmp_path / workers), "--workers", workers]
+        )
+        assert result.exit_code == 2, result.output
+        assert not (tmp_path / workers).exists()
+        outputs.append(result.output)
+    assert outputs[0] == outputs[1] and "bad.scn:" in outputs[0]
+
+
+def test_cli_rejects_zero_workers(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["compile", "cctu", "-o", str(tmp_path / "b"), "--workers", "0"]
+    )
+    assert result.exit_code == 2
