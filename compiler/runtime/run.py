@@ -5,7 +5,8 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
     {"schema": "scn-trajectory/1",
      "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics", "params"},
      "task": id, "agent": name,
-     "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]},
+     "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]
+                  [, "attempts"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
      "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
@@ -23,6 +24,11 @@ the name), and the step adds `retrieved` (those names) and `retrieval` (`matched
 `blocked` tools swapped out, `count`); a refused call's result adds `rejected` (`untrusted_input`,
 `missing_input`, `wrong_inputs`). Under a retrieval-time blocker the outcome adds `blocking`
 (`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`, `truncated`).
+
+`settings.attempts` (present when above 1) is how many answers the episode could try (the
+harness's `answer_attempts` for the strategy played): each answer step then carries `attempt`
+(its number), a returned one its `feedback`, and the outcome lists them all as `attempts`
+([{"step", "feedback"}], feedback null for the final one); `answer` is the last.
 
 `bundle.metrics` is the scenario's `harness { metrics ... }` ([] when it names none), so that
 `scn score` knows the metric families from the file alone (`scn.trajectory` reads the format);
@@ -85,9 +91,13 @@ def episode(
     blocks: int = 0,
     retrieval: bool = False,
     protocol: str | None = None,
+    attempts: int | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its trajectory record (`protocol`: a registered protocol
-    asked for by name; `retrieval=True` is the same as `protocol="retrieval"`)."""
+    asked for by name; `retrieval=True` is the same as `protocol="retrieval"`; `attempts`: the
+    answers it may try, by default what the harness gives the agent's strategy)."""
+    if attempts is None:
+        attempts = attempts_for(agent, bundle)
     env = Env(
         bundle,
         task_id,
@@ -96,6 +106,7 @@ def episode(
         blocks=blocks,
         retrieval=retrieval,
         protocol_name=protocol,
+        attempts=attempts,
     )
     observation = env.reset()
     agent.begin(bundle, env.task)
@@ -115,7 +126,7 @@ def episode(
         "bundle": bundle_record(bundle),
         "task": task_id,
         "agent": agent_name,
-        "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts),
         "steps": env.steps,
         "outcome": env.outcome(),
     }
@@ -134,6 +145,20 @@ def harness_block(agent: Any, bundle: LoadedBundle) -> dict[str, Any] | None:
     return describe(bundle) if callable(describe) else None
 
 
+def attempts_for(agent: Any, bundle: LoadedBundle) -> int:
+    """The answers an episode of `agent` may try: the harness's `answer_attempts` for the
+    strategy the agent plays (an agent without one plays the scenario's first)."""
+    from scn.runtime.harness import harness_of
+
+    spec = harness_of(bundle.scenario)
+    if spec.answer_attempts is None:
+        return 1
+    prepare = getattr(agent, "prepare", None)
+    if callable(prepare):  # an LLM agent settles its strategy per bundle
+        prepare(bundle)
+    return spec.attempts(getattr(agent, "strategy", None))
+
+
 def settings(
     max_steps: int,
     seed: int,
@@ -141,11 +166,13 @@ def settings(
     blocks: int,
     retrieval: bool = False,
     protocol: str | None = None,
+    attempts: int = 1,
 ) -> dict[str, Any]:
     """Return the settings that make two episodes of one task comparable (and resumable).
 
     The retrieval protocol keeps its historical key (`"retrieval": true`, which scores read);
-    any other protocol asked for by name is recorded as `"protocol": NAME`."""
+    any other protocol asked for by name is recorded as `"protocol": NAME`; answer attempts
+    only when there are several (`"attempts": N`)."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
         out.update({"blocker": blocker, "blocks": blocks})
@@ -153,6 +180,8 @@ def settings(
         out["retrieval"] = True
     elif protocol is not None:
         out["protocol"] = protocol
+    if attempts > 1:
+        out["attempts"] = attempts
     return out
 
 
@@ -339,15 +368,17 @@ def run(
     """
     from scn.runtime.failures import FailFast
 
+    probe = agent_factory()
+    attempts = attempts_for(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts),
         blocker=blocker,
         blocks=blocks,
-        harness=harness_block(agent_factory(), bundle),
+        harness=harness_block(probe, bundle),
     )
     watch = FailFast(min(3, len(todo)))
     with LineAppender(out) as f:
@@ -363,6 +394,7 @@ def run(
                 blocks=blocks,
                 retrieval=retrieval,
                 protocol=protocol,
+                attempts=attempts,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             if progress is not None:

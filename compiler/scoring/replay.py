@@ -184,6 +184,7 @@ def _settings(entry: Entry) -> dict[str, Any]:
         "blocks": integer("blocks", 0),
         "retrieval": retrieval,
         "protocol_name": text("protocol"),
+        "attempts": max(1, integer("attempts", 1)),
     }
 
 

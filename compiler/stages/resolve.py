@@ -114,6 +114,7 @@ ARITY: dict[str, dict[str, Arity]] = {
         "max_steps": ONE,
         "stop_repeats": ONE,
         "stop_failures": ONE,
+        "answer_attempts": LIST,
         "strategies": LIST,
         "select_tools": ONE,
         "scheduling": ONE,
@@ -620,12 +621,31 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
     for attr in h.attrs:
         if attr.key in HARNESS_TEXT:
             continue
+        if attr.key == "answer_attempts":  # `answer_attempts [STRATEGY, ...,] N`
+            _check_attempts(attr, errors)
+            continue
         for v in attr.values:
             if attr.key in HARNESS_NUMBERS:
                 if v.op != "num":
                     errors.error(f"harness `{attr.key}` takes a number", v.span or attr.span)
             elif not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
+
+
+def _check_attempts(attr: m.Attr, errors: Collector) -> None:
+    """`answer_attempts N` (every strategy) or `answer_attempts S1, S2, N` (those strategies):
+    plain names, then a whole number of at least 1."""
+    *names, count = attr.values
+    if count.op != "num" or not float(count.text).is_integer() or float(count.text) < 1:
+        errors.error(
+            "harness `answer_attempts` ends with a whole number of attempts (1 or more)",
+            count.span or attr.span,
+        )
+    for v in names:
+        if not (v.op == "name" and v.template is not None and v.template.is_plain):
+            errors.error(
+                "harness `answer_attempts` names strategies before its number", v.span or attr.span
+            )
 
 
 #: Harness numbers a protocol plugin reads: the most distinct tools an episode may call.
