@@ -90,9 +90,7 @@ def openai_tools(
     return out
 
 
-def user_message(
-    task: dict[str, Any], held: dict[str, Any], rules: list[str] | None = None
-) -> str:
+def user_message(task: dict[str, Any], held: dict[str, Any], rules: list[str] | None = None) -> str:
     lines = [str(task["query"]).strip()]
     if rules:  # a plan-judged bundle: its constraints, worded by their declarations
         lines += ["", "Your plan must keep these rules:"]

@@ -197,6 +197,8 @@ class Env:
         }
         if self.attempts > 1:
             out["attempts_left"] = self.attempts - len(self.tries)
+            if self.steps and self.steps[-1].get("attempt") and not self.done:
+                out["attempt_returned"] = self.steps[-1]["attempt"]  # with its feedback
         if self.protocol_name:
             out["protocol"] = self.protocol_name
         return out

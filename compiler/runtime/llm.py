@@ -54,6 +54,7 @@ __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory"
 #: Kept importable from here (the text ReAct agent and older callers use these names).
 _RequestFailed = RequestFailed
 
+
 def _protocol(observation: dict[str, Any]) -> Any:
     """The class of the protocol the episode plays (None for the core's own)."""
     name = observation.get("protocol")
@@ -427,6 +428,7 @@ class OpenAIAgent(Requester):
                 self.unmasked.append(len(self.messages))  # masked once a newer one arrives
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": text})
         self.pending = []
+
 
 def openai_agent_factory(
     model: str,

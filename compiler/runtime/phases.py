@@ -53,7 +53,6 @@ def select(agent: Any, names: list[str]) -> None:
     }
 
 
-
 def plan(agent: Any, entry: dict[str, Any]) -> dict[str, Any]:
     """Answer the protocol's planner tool (TravelPlanner's Planner): one request with the
     harness's `planner` prompt (`$notebook`: what the protocol gives the planner), whose
