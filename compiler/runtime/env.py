@@ -60,6 +60,9 @@ class Env:
     #: final). Each one but the last is reviewed (`Protocol.review`) and, when the review finds
     #: it wanting, returned with feedback while the episode goes on.
     attempts: int = 1
+    #: "sequential": a turn of several calls is refused whole (none run, none counted invalid);
+    #: "parallel" allows them; None: the harness's `scheduling` (parallel when it says none).
+    scheduling: str | None = None
     task: dict[str, Any] = field(init=False)
     constraints: list[dict[str, Any]] = field(init=False, factory=list)
     checker: cons.Checker = field(init=False, default=None)
@@ -131,6 +134,8 @@ class Env:
         self.protocol_name = name or None
         self.harness = harness_of(self.bundle.scenario)
         self.enforced = self.harness.enforced
+        if self.scheduling is None:
+            self.scheduling = self.harness.scheduling or "parallel"
 
     # ------------------------------------------------------------ episode
     @property
@@ -253,7 +258,9 @@ class Env:
             error = problem
         elif kind in ("call", "parallel"):
             calls = [action] if kind == "call" else action.get("calls")
-            if isinstance(calls, list) and calls:
+            if isinstance(calls, list) and len(calls) > 1 and self.scheduling == "sequential":
+                refused, feedback = self.one_at_a_time(calls)
+            elif isinstance(calls, list) and calls:
                 if enforced:
                     calls, refused = self.protocol.split_calls(self, calls)
                 results = self.play_calls(calls, violations)
@@ -320,6 +327,25 @@ class Env:
         ]
         self.close_step(batch, results, firing)
         return results
+
+    def one_at_a_time(self, calls: list[Any]) -> tuple[list[CallResult], str]:
+        """Refuse a turn of several calls under sequential scheduling: none runs, none counts
+        as invalid, and the feedback says why (TPS-Bench's sequential setting)."""
+        why = (
+            f"scheduling is sequential: make one tool call per turn; none of these "
+            f"{len(calls)} calls was run"
+        )
+        refused = [
+            CallResult(
+                str(c.get("tool")) if isinstance(c, dict) else "?",
+                False,
+                False,
+                error=why,
+                rejected="scheduling",
+            )
+            for c in calls
+        ]
+        return refused, why
 
     def close_step(self, batch: list[CallResult], results: list[CallResult], firing: bool) -> None:
         """End a call step: outages end, swaps run out, the round closes, an event fires."""

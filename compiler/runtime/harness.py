@@ -17,7 +17,8 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
       temperature 0                          # decoding defaults (`--temperature` wins)
       max_tokens 16384
       select_tools 10                        # a tool-selection phase, at most 10 tools
-      scheduling parallel                    # parallel | sequential calls
+      scheduling parallel                    # parallel | sequential: the Env refuses a turn
+                                             # of several calls under sequential
       mask_results "Masked: see your notes."  # older tool results are replaced by this note
     }
 
@@ -188,6 +189,13 @@ def parse(block: Mapping[str, Any]) -> Harness:
     generation = {
         k: _typed(k, raw, kind) for k, kind in _GENERATION.items() if (raw := one(k)) is not None
     }
+    scheduling = one("scheduling")
+    if scheduling not in (None, "parallel", "sequential"):
+        raise ScnError(
+            f"harness `scheduling` is parallel or sequential, not {scheduling!r}",
+            path="scenario.json: $.harness.scheduling",
+            code="data",
+        )
     attempts = block.get("answer_attempts")
     answer_attempts = None
     if isinstance(attempts, list) and attempts:
@@ -205,7 +213,7 @@ def parse(block: Mapping[str, Any]) -> Harness:
         sources={role: "scenario" for role in prompts},
         answer_tag=one("answer_tag"),
         mask_results=one("mask_results"),
-        scheduling=one("scheduling"),
+        scheduling=scheduling,
         strategies=tuple(str(s) for s in block.get("strategies") or ()),
         generation=generation,
         **ints,

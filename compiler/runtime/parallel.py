@@ -21,7 +21,14 @@ from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.failures import FailFast
-from scn.runtime.run import attempts_for, episode, harness_block, pending_tasks, settings
+from scn.runtime.run import (
+    attempts_for,
+    episode,
+    harness_block,
+    pending_tasks,
+    scheduling_for,
+    settings,
+)
 from scn.safe_files import LineAppender
 
 __all__ = ["attach_step_log", "run_concurrent"]
@@ -71,13 +78,13 @@ def run_concurrent(
     """
     out = Path(out)
     probe = agent_factory()
-    attempts = attempts_for(probe, bundle)
+    attempts, scheduling = attempts_for(probe, bundle), scheduling_for(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts, scheduling),
         blocker=blocker,
         blocks=blocks,
         harness=harness_block(probe, bundle),
@@ -106,6 +113,7 @@ def run_concurrent(
                 retrieval=retrieval,
                 protocol=protocol,
                 attempts=attempts,
+                scheduling=scheduling,
             )
             attach_step_log(record, getattr(agent, "step_log", None))
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"

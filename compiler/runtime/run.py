@@ -6,7 +6,7 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
      "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics", "params"},
      "task": id, "agent": name,
      "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]
-                  [, "attempts"]},
+                  [, "attempts"][, "scheduling"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
      "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
@@ -92,12 +92,16 @@ def episode(
     retrieval: bool = False,
     protocol: str | None = None,
     attempts: int | None = None,
+    scheduling: str | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its trajectory record (`protocol`: a registered protocol
     asked for by name; `retrieval=True` is the same as `protocol="retrieval"`; `attempts`: the
-    answers it may try, by default what the harness gives the agent's strategy)."""
+    answers it may try, by default what the harness gives the agent's strategy; `scheduling`:
+    parallel or sequential, by default the agent's setting, else the harness's)."""
     if attempts is None:
         attempts = attempts_for(agent, bundle)
+    if scheduling is None:
+        scheduling = scheduling_for(agent, bundle)
     env = Env(
         bundle,
         task_id,
@@ -107,6 +111,7 @@ def episode(
         retrieval=retrieval,
         protocol_name=protocol,
         attempts=attempts,
+        scheduling=scheduling,
     )
     observation = env.reset()
     agent.begin(bundle, env.task)
@@ -126,7 +131,9 @@ def episode(
         "bundle": bundle_record(bundle),
         "task": task_id,
         "agent": agent_name,
-        "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts),
+        "settings": settings(
+            max_steps, seed, blocker, blocks, retrieval, protocol, attempts, scheduling
+        ),
         "steps": env.steps,
         "outcome": env.outcome(),
     }
@@ -159,6 +166,18 @@ def attempts_for(agent: Any, bundle: LoadedBundle) -> int:
     return spec.attempts(getattr(agent, "strategy", None))
 
 
+def scheduling_for(agent: Any, bundle: LoadedBundle) -> str:
+    """How an episode of `agent` schedules its calls: an LLM agent told whether it may make
+    parallel calls (`--parallel-tool-calls/--no-parallel-tool-calls`) is held to it; otherwise
+    the harness's `scheduling` (parallel when it says none)."""
+    from scn.runtime.harness import harness_of
+
+    flag = getattr(getattr(agent, "generation", None), "parallel_tool_calls", None)
+    if flag is not None:
+        return "parallel" if flag else "sequential"
+    return harness_of(bundle.scenario).scheduling or "parallel"
+
+
 def settings(
     max_steps: int,
     seed: int,
@@ -167,12 +186,14 @@ def settings(
     retrieval: bool = False,
     protocol: str | None = None,
     attempts: int = 1,
+    scheduling: str | None = None,
 ) -> dict[str, Any]:
     """Return the settings that make two episodes of one task comparable (and resumable).
 
     The retrieval protocol keeps its historical key (`"retrieval": true`, which scores read);
     any other protocol asked for by name is recorded as `"protocol": NAME`; answer attempts
-    only when there are several (`"attempts": N`)."""
+    only when there are several (`"attempts": N`); scheduling only when it is sequential
+    (`"scheduling": "sequential"`; a replay without it plays parallel)."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
         out.update({"blocker": blocker, "blocks": blocks})
@@ -182,6 +203,8 @@ def settings(
         out["protocol"] = protocol
     if attempts > 1:
         out["attempts"] = attempts
+    if scheduling == "sequential":
+        out["scheduling"] = scheduling
     return out
 
 
@@ -369,13 +392,13 @@ def run(
     from scn.runtime.failures import FailFast
 
     probe = agent_factory()
-    attempts = attempts_for(probe, bundle)
+    attempts, scheduling = attempts_for(probe, bundle), scheduling_for(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts, scheduling),
         blocker=blocker,
         blocks=blocks,
         harness=harness_block(probe, bundle),
@@ -395,6 +418,7 @@ def run(
                 retrieval=retrieval,
                 protocol=protocol,
                 attempts=attempts,
+                scheduling=scheduling,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             if progress is not None:

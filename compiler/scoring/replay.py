@@ -185,6 +185,7 @@ def _settings(entry: Entry) -> dict[str, Any]:
         "retrieval": retrieval,
         "protocol_name": text("protocol"),
         "attempts": max(1, integer("attempts", 1)),
+        "scheduling": "sequential" if text("scheduling") == "sequential" else "parallel",
     }
 
 

@@ -624,6 +624,13 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
         if attr.key == "answer_attempts":  # `answer_attempts [STRATEGY, ...,] N`
             _check_attempts(attr, errors)
             continue
+        first = attr.values[0]
+        said = str(first.template.text) if first.template is not None else first.text
+        if attr.key == "scheduling" and said not in ("parallel", "sequential"):
+            errors.error(
+                "harness `scheduling` is parallel or sequential", attr.values[0].span or attr.span
+            )
+            continue
         for v in attr.values:
             if attr.key in HARNESS_NUMBERS:
                 if v.op != "num":
