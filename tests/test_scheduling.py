@@ -120,3 +120,37 @@ def test_no_parallel_tool_calls_is_enforced_over_http_and_replayed(
         "settings": {k: v for k, v in record["settings"].items() if k != "scheduling"},
     }
     assert verify([Entry(str(out), 1, forged)]).disagreements
+
+
+# --------------------------------------------------------------------------- select_tools
+
+
+def test_select_tools_is_the_one_selection_key(multi: LoadedBundle, tmp_path: Path) -> None:
+    """`select_tools 10` is both the Env's limit and the LLM's selection phase; `all_tools`
+    plays without it; a bundle written with the old `tool_cap` still loads; a .scn that says
+    `tool_cap` is told the new name where it says it."""
+    from scn.plugins.tpsbench.requested import tool_cap
+    from scn.runtime.agents import AGENTS
+    from scn.runtime.llm import OpenAIAgent
+    from scn.runtime.run import agent_rules, episode
+
+    assert "tool_cap" not in multi.scenario["harness"]
+    assert tool_cap(multi.scenario) == 10 and Env(multi, sorted(multi.tasks)[0]).select_tools == 10
+    assert parse({"tool_cap": ["7"]}).select_tools == 7  # an old bundle's key
+    assert parse({"tool_cap": ["7"], "select_tools": ["5"]}).select_tools == 5
+    ablation = OpenAIAgent("m", "http://127.0.0.1:9/v1", strategy="all_tools")
+    assert agent_rules(ablation, multi)["select_tools"] == 0
+    assert agent_rules(OpenAIAgent("m", "http://127.0.0.1:9/v1"), multi)["select_tools"] is None
+    # without the limit, an agent may call more than 10 distinct tools
+    task_id = sorted(multi.tasks)[0]
+    env = Env(multi, task_id, select_tools=0)
+    env.reset()
+    assert len(env.available()) > 10 and env.protocol.selection.cap is None
+    record = episode(multi, task_id, AGENTS["oracle"][0](), "oracle", select_tools=0)
+    assert record["settings"]["select_tools"] == 0 and record["outcome"]["success"]
+    assert verify([Entry(str(tmp_path / "r.jsonl"), 1, record)]).disagreements == []
+    source = tmp_path / "s.scn"
+    source.write_text('scenario demo/h "x"\nharness {\n  tool_cap 10\n}\n', "utf-8")
+    result = CliRunner().invoke(main, ["compile", str(source), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "s.scn:3" in result.stderr
+    assert "harness `tool_cap` is now `select_tools`" in result.stderr

@@ -63,6 +63,9 @@ class Env:
     #: "sequential": a turn of several calls is refused whole (none run, none counted invalid);
     #: "parallel" allows them; None: the harness's `scheduling` (parallel when it says none).
     scheduling: str | None = None
+    #: The most tools the episode may select (`harness { select_tools N }`; None: the harness's;
+    #: 0: no limit, the no-selection ablation). A plugin's protocol enforces it.
+    select_tools: int | None = None
     task: dict[str, Any] = field(init=False)
     constraints: list[dict[str, Any]] = field(init=False, factory=list)
     checker: cons.Checker = field(init=False, default=None)
@@ -136,6 +139,8 @@ class Env:
         self.enforced = self.harness.enforced
         if self.scheduling is None:
             self.scheduling = self.harness.scheduling or "parallel"
+        if self.select_tools is None:
+            self.select_tools = self.harness.select_tools or 0
 
     # ------------------------------------------------------------ episode
     @property

@@ -16,11 +16,18 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
       answer_attempts reflexion, 3           # a judged answer returned with feedback, 3 tries
       temperature 0                          # decoding defaults (`--temperature` wins)
       max_tokens 16384
-      select_tools 10                        # a tool-selection phase, at most 10 tools
+      select_tools 10                        # an episode selects at most 10 tools
       scheduling parallel                    # parallel | sequential: the Env refuses a turn
                                              # of several calls under sequential
       mask_results "Masked: see your notes."  # older tool results are replaced by this note
     }
+
+`select_tools N` has one meaning: an episode works with at most N tools of the repository. An LLM
+agent given a `select` prompt chooses them in a request of its own before the first turn
+(`scn.runtime.selection`); the Env holds every agent to it (the first N distinct tools called are
+the selection; a plugin's protocol enforces it, e.g. TPS-Bench's); the `all_tools` strategy is
+the ablation without selection (no limit). Bundles written before the key was merged say
+`tool_cap N` for the Env's half; it is read as `select_tools N`.
 
 `Harness` reads that block. The Env enforces the rules (`scn.runtime.protocols`); the LLM agent
 renders the prompts. A prompt is a template: `$name` is replaced by the episode's value (`$query`,
@@ -186,6 +193,8 @@ def parse(block: Mapping[str, Any]) -> Harness:
         if key.startswith("prompt.") and isinstance(v, list) and v
     }
     ints = {k: _int(k, raw) for k in _INTS if (raw := one(k)) is not None}
+    if "select_tools" not in ints and (legacy := one("tool_cap")) is not None:
+        ints["select_tools"] = _int("tool_cap", legacy)  # a bundle from before the merge
     generation = {
         k: _typed(k, raw, kind) for k, kind in _GENERATION.items() if (raw := one(k)) is not None
     }

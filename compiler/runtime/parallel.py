@@ -21,14 +21,7 @@ from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.failures import FailFast
-from scn.runtime.run import (
-    attempts_for,
-    episode,
-    harness_block,
-    pending_tasks,
-    scheduling_for,
-    settings,
-)
+from scn.runtime.run import agent_rules, episode, harness_block, pending_tasks, settings
 from scn.safe_files import LineAppender
 
 __all__ = ["attach_step_log", "run_concurrent"]
@@ -78,13 +71,13 @@ def run_concurrent(
     """
     out = Path(out)
     probe = agent_factory()
-    attempts, scheduling = attempts_for(probe, bundle), scheduling_for(probe, bundle)
+    rules = agent_rules(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts, scheduling),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, **rules),
         blocker=blocker,
         blocks=blocks,
         harness=harness_block(probe, bundle),
@@ -112,8 +105,7 @@ def run_concurrent(
                 blocks=blocks,
                 retrieval=retrieval,
                 protocol=protocol,
-                attempts=attempts,
-                scheduling=scheduling,
+                **rules,
             )
             attach_step_log(record, getattr(agent, "step_log", None))
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"

@@ -6,7 +6,7 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
      "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics", "params"},
      "task": id, "agent": name,
      "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]
-                  [, "attempts"][, "scheduling"]},
+                  [, "attempts"][, "scheduling"][, "select_tools"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
      "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
@@ -93,15 +93,19 @@ def episode(
     protocol: str | None = None,
     attempts: int | None = None,
     scheduling: str | None = None,
+    select_tools: int | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its trajectory record (`protocol`: a registered protocol
     asked for by name; `retrieval=True` is the same as `protocol="retrieval"`; `attempts`: the
     answers it may try, by default what the harness gives the agent's strategy; `scheduling`:
-    parallel or sequential, by default the agent's setting, else the harness's)."""
+    parallel or sequential, by default the agent's setting, else the harness's; `select_tools`:
+    the most tools it selects, by default the harness's, 0 under the `all_tools` strategy)."""
     if attempts is None:
         attempts = attempts_for(agent, bundle)
     if scheduling is None:
         scheduling = scheduling_for(agent, bundle)
+    if select_tools is None:
+        select_tools = selection_for(agent, bundle)
     env = Env(
         bundle,
         task_id,
@@ -112,6 +116,7 @@ def episode(
         protocol_name=protocol,
         attempts=attempts,
         scheduling=scheduling,
+        select_tools=select_tools,
     )
     observation = env.reset()
     agent.begin(bundle, env.task)
@@ -132,7 +137,15 @@ def episode(
         "task": task_id,
         "agent": agent_name,
         "settings": settings(
-            max_steps, seed, blocker, blocks, retrieval, protocol, attempts, scheduling
+            max_steps,
+            seed,
+            blocker,
+            blocks,
+            retrieval,
+            protocol,
+            attempts,
+            scheduling,
+            select_tools=select_tools,
         ),
         "steps": env.steps,
         "outcome": env.outcome(),
@@ -178,6 +191,30 @@ def scheduling_for(agent: Any, bundle: LoadedBundle) -> str:
     return harness_of(bundle.scenario).scheduling or "parallel"
 
 
+def selection_for(agent: Any, bundle: LoadedBundle) -> int | None:
+    """The selection limit of an episode of `agent`: None (the harness's `select_tools`), or 0
+    (none) when the agent plays the no-selection ablation (`all_tools`)."""
+    from scn.runtime.harness import harness_of
+    from scn.runtime.selection import NO_SELECTION
+
+    if not harness_of(bundle.scenario).select_tools:
+        return None
+    prepare = getattr(agent, "prepare", None)
+    if callable(prepare):
+        prepare(bundle)
+    return 0 if getattr(agent, "strategy", None) == NO_SELECTION else None
+
+
+def agent_rules(agent: Any, bundle: LoadedBundle) -> dict[str, Any]:
+    """The Env settings an agent's own choices decide (`attempts`, `scheduling`,
+    `select_tools`), as `episode` and `settings` take them."""
+    return {
+        "attempts": attempts_for(agent, bundle),
+        "scheduling": scheduling_for(agent, bundle),
+        "select_tools": selection_for(agent, bundle),
+    }
+
+
 def settings(
     max_steps: int,
     seed: int,
@@ -187,13 +224,15 @@ def settings(
     protocol: str | None = None,
     attempts: int = 1,
     scheduling: str | None = None,
+    select_tools: int | None = None,
 ) -> dict[str, Any]:
     """Return the settings that make two episodes of one task comparable (and resumable).
 
     The retrieval protocol keeps its historical key (`"retrieval": true`, which scores read);
     any other protocol asked for by name is recorded as `"protocol": NAME`; answer attempts
     only when there are several (`"attempts": N`); scheduling only when it is sequential
-    (`"scheduling": "sequential"`; a replay without it plays parallel)."""
+    (`"scheduling": "sequential"`; a replay without it plays parallel); a selection limit only
+    when the agent sets its own (`"select_tools": 0` under the no-selection ablation)."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
         out.update({"blocker": blocker, "blocks": blocks})
@@ -205,6 +244,8 @@ def settings(
         out["attempts"] = attempts
     if scheduling == "sequential":
         out["scheduling"] = scheduling
+    if select_tools is not None:
+        out["select_tools"] = select_tools
     return out
 
 
@@ -392,13 +433,13 @@ def run(
     from scn.runtime.failures import FailFast
 
     probe = agent_factory()
-    attempts, scheduling = attempts_for(probe, bundle), scheduling_for(probe, bundle)
+    rules = agent_rules(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol, attempts, scheduling),
+        settings(max_steps, seed, blocker, blocks, retrieval, protocol, **rules),
         blocker=blocker,
         blocks=blocks,
         harness=harness_block(probe, bundle),
@@ -417,8 +458,7 @@ def run(
                 blocks=blocks,
                 retrieval=retrieval,
                 protocol=protocol,
-                attempts=attempts,
-                scheduling=scheduling,
+                **rules,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             if progress is not None:

@@ -186,6 +186,7 @@ def _settings(entry: Entry) -> dict[str, Any]:
         "protocol_name": text("protocol"),
         "attempts": max(1, integer("attempts", 1)),
         "scheduling": "sequential" if text("scheduling") == "sequential" else "parallel",
+        "select_tools": integer("select_tools", 0) if "select_tools" in s else None,
     }
 
 

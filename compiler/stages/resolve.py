@@ -128,7 +128,8 @@ ARITY: dict[str, dict[str, Arity]] = {
         "probe_tasks": ONE,
         "probe_metric": ONE,
         # what a protocol enforces (read by the plugin the harness names, e.g. tpsbench): the
-        # most distinct tools an episode may call, and the tools whose calls act on the world
+        # tools whose calls act on the world (`tool_cap` is kept only to say it is now
+        # `select_tools`)
         "tool_cap": ONE,
         "side_effects": LIST,
     },
@@ -621,6 +622,14 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
     for attr in h.attrs:
         if attr.key in HARNESS_TEXT:
             continue
+        if attr.key == "tool_cap":  # merged into select_tools (one key, one meaning)
+            errors.error(
+                "harness `tool_cap` is now `select_tools` (the most tools an episode selects, "
+                "held by the Env and chosen by an LLM agent's selection request): write "
+                "`select_tools N` once",
+                attr.span,
+            )
+            continue
         if attr.key == "answer_attempts":  # `answer_attempts [STRATEGY, ...,] N`
             _check_attempts(attr, errors)
             continue
@@ -655,7 +664,7 @@ def _check_attempts(attr: m.Attr, errors: Collector) -> None:
             )
 
 
-#: Harness numbers a protocol plugin reads: the most distinct tools an episode may call.
+#: `tool_cap` (merged into `select_tools`) is reported as such, not as a non-number.
 HARNESS_NUMBERS = HARNESS_NUMBERS | {"tool_cap"}
 
 
