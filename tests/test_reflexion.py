@@ -25,7 +25,8 @@ from scn.diagnostics import ScnError
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.harness import harness_of, parse
-from scn.runtime.run import read_trajectories
+from scn.runtime.llm import OpenAIAgent
+from scn.runtime.run import episode, read_trajectories
 from scn.runtime.transcript import render_text, transcript
 from scn.scoring.replay import Entry, verify
 
@@ -210,9 +211,6 @@ def test_without_a_reflect_prompt_the_feedback_is_told_in_the_conversation(
 ) -> None:
     """A scenario whose strategy retries but does not reflect: the returned attempt's feedback
     is a user message and the conversation goes on."""
-    from scn.runtime.llm import OpenAIAgent
-    from scn.runtime.run import episode
-
     bundle = LoadedBundle.load(sole)
     task_id = _task(bundle)
     bad, good = _plans(bundle, task_id)
@@ -246,3 +244,38 @@ def test_golden_transcript_travelplanner_reflexion(sole: Path, golden) -> None: 
         "reflection request",
         "the next attempt opens with",
     ]
+
+
+def test_three_failed_enquiries_end_a_reflexion_attempt(sole: Path, tmp_path: Path) -> None:
+    """As the paper's Reflexion environment: three failed CostEnquiry calls in a row end the
+    attempt without an answer; the model reflects and starts again; the counter starts over."""
+    bundle = LoadedBundle.load(sole)
+    task_id = _task(bundle)
+    _bad, good = _plans(bundle, task_id)
+    wrong = {"type": "cost_enquiry", "day_plan": "not json"}
+    env = Env(bundle, task_id, protocol_name="plan_enquiry", attempts=3)
+    env.reset()
+    for _ in range(2):
+        obs, *_ = env.step(wrong)
+        assert "attempt_returned" not in obs
+    obs, _r, done, _ = env.step(wrong)
+    assert not done and obs["attempt_returned"] == 1 and obs["attempts_left"] == 2
+    assert obs["feedback"].startswith("3 cost enquiries in a row failed")
+    obs, *_ = env.step(wrong)  # the count starts over with the new attempt
+    assert "attempt_returned" not in obs
+    plain = Env(bundle, task_id, protocol_name="plan_enquiry")
+    plain.reset()
+    for _ in range(3):
+        obs, *_ = plain.step(wrong)
+    assert "attempt_returned" not in obs and obs["feedback"].startswith("the cost is not")
+    with LoopbackServer() as server:
+        enquiry = tool_calls(("CostEnquiry", {"day_plan": "not json"}))
+        server.script(enquiry, enquiry, enquiry, answer("Write valid JSON days."), answer(good))
+        agent = OpenAIAgent("m", server.base_url, strategy="reflexion")
+        record = episode(bundle, task_id, agent, agent.name, protocol="plan_enquiry")
+        reflection = server.requests[3]["messages"][0]["content"]
+        assert "3 cost enquiries in a row failed" in reflection
+        assert "1. Write valid JSON days." in server.requests[4]["messages"][-1]["content"]
+    assert record["steps"][2]["attempt"] == 1 and record["outcome"]["success"]
+    assert [a["step"] for a in record["outcome"]["attempts"]] == [2, 3]
+    assert _replayed(record, tmp_path / "r.jsonl") == []

@@ -383,6 +383,16 @@ class Env:
                 return [], None
         return violations, "\n".join(v["message"] for v in violations)
 
+    def end_attempt(self, feedback: str) -> dict[str, Any]:
+        """End the current answer attempt without an answer, for a protocol whose rules say so
+        (TravelPlanner's Reflexion ends one after repeated failed cost enquiries): it counts
+        as a returned attempt with `feedback`. Returns the step fields to add (`attempt`), or
+        nothing when the episode has no attempt left to start."""
+        if self.attempts <= 1 or len(self.tries) + 1 >= self.attempts:
+            return {}
+        self.tries.append({"step": len(self.steps), "feedback": feedback})
+        return {"attempt": len(self.tries)}
+
     # ------------------------------------------------------------ blockers
     def firing(self) -> bool:
         """Whether the next call step is the one the next planned event fires at."""

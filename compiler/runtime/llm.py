@@ -165,7 +165,7 @@ class OpenAIAgent(Requester):
         feedback = observation.get("feedback")
         extra = self.extra_call is not None
         self._feed_results(observation.get("results") or [], feedback)
-        if not extra and reflexion.reflecting(self, observation):  # a returned answer attempt
+        if reflexion.reflecting(self, observation):  # a returned attempt (answer or action)
             self.reflected = reflexion.reflect(self, str(feedback))
         elif feedback and not extra:  # a rejected final answer is told as the user
             self.messages.append({"role": "user", "content": str(feedback)})
