@@ -13,9 +13,11 @@ answer, a `harness` block and a resume key per record, the fail-fast watch); on 
 that isolates the machinery (records, checks, fail-fast) from the longer prompts the harness
 sends. With `--before DIR` each round runs this same script under DIR's own interpreter
 (`DIR/.venv/bin/python`, which imports DIR's `scn`, its `generated/` bundle and its loopback
-server) and then under this checkout's, alternately, so that the shared machine's drift hits both
-sides alike; each figure is the median of the rounds (and the best round), with the process's CPU
-time (client and server threads together) beside it. Target: at most 5 % more wall time at both
+server) and under this checkout's, alternately and each first in every other round, so that the
+shared machine's drift hits both sides alike (give DIR a virtualenv with the same packages as
+this one: the registry's entry-point scan and the garbage collector follow its size); each
+figure is the median of the rounds (and the best round), with the process's CPU time (client
+and server threads together) beside it. Target: at most 5 % more wall time at both
 concurrencies. Times are never asserted; the script exits 0.
 """
 
@@ -45,11 +47,17 @@ def measure(
     from loopback_server import LoopbackServer, OracleResponder
 
     from scn.runtime.bundle import LoadedBundle
+    from scn.runtime.constraints import kinds
     from scn.runtime.llm import openai_agent_factory
     from scn.runtime.parallel import run_concurrent
     from scn.runtime.protocols import installed
 
-    installed()  # the plugin registry, loaded once per process: not part of any episode
+    # The plugin registry, loaded once per process, is not part of any episode; the constraint
+    # checker loads its own copy on first use. Both scan every installed distribution's entry
+    # points, so their cost follows the virtualenv's size (two checkouts' venvs differ), not the
+    # code: both are loaded before timing.
+    installed()
+    kinds()
     bundle = LoadedBundle.load(bundle_dir or root / "generated" / "travel-costbench")
     ids = sorted(bundle.tasks)
     tasks = [ids[i % len(ids)] for i in range(episodes)]
@@ -121,8 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     for concurrency, episodes in ((1, 16), (64, 256)):
         walls: dict[str, list[float]] = {name: [] for name, _, _ in sides}
         cpu: dict[str, list[float]] = {name: [] for name, _, _ in sides}
-        for _ in range(args.rounds):
-            for name, root, python in sides:
+        for round_ in range(args.rounds):
+            # alternate which side goes first: the one after the other runs on a warmer cache
+            for name, root, python in sides if round_ % 2 == 0 else sides[::-1]:
                 found = side(python, root, concurrency, episodes, args.delay, bundle)
                 if found["ok"] != found["episodes"]:
                     print(f"warning: {name}: {found['ok']}/{found['episodes']} episodes succeeded")

@@ -243,6 +243,17 @@ SCENARIO = {
         # which the compiler read from the scenario's prompt files.
         "harness": {
             "type": "object",
+            "description": (
+                "The scenario's harness statements, one list of values per key "
+                "(scn.runtime.harness): metrics, protocol, success; prompt.ROLE (a prompt's "
+                "text); calls_per_step, answer_tag, max_steps, stop_repeats, stop_failures, "
+                "mask_results; strategies; answer_attempts ([STRATEGY, ...,] N: answers an "
+                "episode may try); select_tools (the most tools an episode selects, held by "
+                "the Env and chosen by an LLM agent's selection request; bundles written "
+                "before it was merged say tool_cap); scheduling (parallel or sequential: the "
+                "Env refuses a turn of several calls); temperature, top_p, max_tokens; "
+                "probe_margin, probe_max, probe_tasks, probe_metric; side_effects."
+            ),
             "additionalProperties": {
                 "type": "array",
                 "items": {"type": ["string", "number"], "maxLength": MAX_PROMPT},

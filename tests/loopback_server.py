@@ -290,7 +290,8 @@ class OracleResponder:
     The task is found from the request's user message (its query and the given values); what the
     model holds comes from the `tool` messages (`{"ok": true, "output", "value"}`), and the next
     reply calls the first layer's tools whose outputs are not held yet (so a wasted turn does not
-    derail it). Once every layer is done it answers with the goals' values.
+    derail it). Once every layer is done it answers with the goals' values. A request with
+    `parallel_tool_calls: false` gets one call per reply, as a server honouring it sends.
     """
 
     def __init__(self, bundles: LoadedBundle | Iterable[LoadedBundle]) -> None:
@@ -335,6 +336,7 @@ class OracleResponder:
                 if s["id"] not in done and set(s["depends_on"]) <= done
             ]
             if ready:
+                ready = ready[:1] if request.get("parallel_tool_calls") is False else ready
                 return tool_calls(*ready, usage=_usage(None, prompt, 15 * len(ready)))
             text = "Here is what you asked for: " + ", ".join(s["value"] for s in task["subtasks"])
             return answer(text, usage=_usage(None, prompt, 12))
@@ -346,6 +348,7 @@ class OracleResponder:
                     (t, {p["name"]: held.get(p["datatype"], "") for p in bundle.tools[t]["params"]})
                     for t in missing
                 ]
+                calls = calls[:1] if request.get("parallel_tool_calls") is False else calls
                 return tool_calls(*calls, usage=_usage(None, prompt, 15 * len(calls)))
         text = "Here is what you asked for: " + ", ".join(held.get(g, "?") for g in task["goals"])
         return answer(text, usage=_usage(None, prompt, 12))

@@ -376,7 +376,7 @@ def test_sole_planning_react_cost_enquiry(registry: object, tmp_path: Path) -> N
         compile_target("travel/travelplanner", registry=registry, overrides=overrides), out
     )
     bundle = LoadedBundle.load(out)
-    assert harness_of(bundle.scenario).strategies == ("direct", "cot", "react")
+    assert harness_of(bundle.scenario).strategies == ("direct", "cot", "react", "reflexion")
     task_id = next(
         t for t, task in sorted(bundle.tasks.items()) if task["info"].get("reference_plan")
     )

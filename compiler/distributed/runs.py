@@ -27,7 +27,7 @@ from scn.distributed.cluster import connected, cpus
 from scn.distributed.limits import LimitedClient, limiter
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.parallel import attach_step_log
-from scn.runtime.run import episode, pending_tasks, settings
+from scn.runtime.run import agent_rules, episode, harness_block, pending_tasks, settings
 
 
 @dataclass(frozen=True)
@@ -157,14 +157,19 @@ def run_ray(
     and the error is raised: the next run resumes from there.
     """
     out = Path(out)
+    probe = spec.factory()()  # what the agent decides of its episodes, and its harness block
+    rules = agent_rules(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         spec.name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
+        settings(
+            max_steps, seed, blocker, blocks, retrieval, protocol, run_index=run_index, **rules
+        ),
         blocker=blocker,
         blocks=blocks,
+        harness=harness_block(probe, bundle),
     )
     if not todo:
         return 0, len(ids)
@@ -191,6 +196,7 @@ def run_ray(
             "retrieval": retrieval,
             "protocol": protocol,
             "run_index": run_index,
+            **rules,
         }
         actor = ray.remote(EpisodeWorker).options(**options)
         pool = [

@@ -2,9 +2,11 @@
 
 An action is a dict: `{"type": "call", "tool": name, "args": {...}}`, a batch of parallel calls
 `{"type": "parallel", "calls": [...]}`, the final answer `{"type": "answer", "answer": text}`,
-or an extra action of the episode's protocol (`scn.runtime.protocols`). The agent's state is the
-set of datatypes it holds, with their values. `step` never raises on any input: an invalid call
-is answered with a clear error and counted.
+or an extra action of the episode's protocol (`scn.runtime.protocols`). With `attempts=N` (a
+harness's `answer_attempts`) an answer is reviewed by the protocol and, when found wanting while
+attempts remain, returned with feedback as the episode goes on; the last answer is the final
+one. The agent's state is the set of datatypes it holds, with their values. `step` never raises
+on any input: an invalid call is answered with a clear error and counted.
 
 `Env` is the loop; what varies between benchmarks is dispatched to behaviour registered by
 plugins: the protocol admits, runs and records calls, answers extra actions and judges the
@@ -54,6 +56,16 @@ class Env:
     retrieval: bool = False
     protocol_name: str | None = None
     registry: Any = None
+    #: How many answers the episode may try (`harness { answer_attempts ... }`; 1: the first is
+    #: final). Each one but the last is reviewed (`Protocol.review`) and, when the review finds
+    #: it wanting, returned with feedback while the episode goes on.
+    attempts: int = 1
+    #: "sequential": a turn of several calls is refused whole (none run, none counted invalid);
+    #: "parallel" allows them; None: the harness's `scheduling` (parallel when it says none).
+    scheduling: str | None = None
+    #: The most tools the episode may select (`harness { select_tools N }`; None: the harness's;
+    #: 0: no limit, the no-selection ablation). A plugin's protocol enforces it.
+    select_tools: int | None = None
     task: dict[str, Any] = field(init=False)
     constraints: list[dict[str, Any]] = field(init=False, factory=list)
     checker: cons.Checker = field(init=False, default=None)
@@ -65,6 +77,9 @@ class Env:
     steps: list[dict[str, Any]] = field(init=False, factory=list)
     done: bool = field(init=False, default=False)
     answer: str | None = field(init=False, default=None)
+    #: Every answer tried: {"step", "feedback"} (None: accepted, or the final one).
+    tries: list[dict[str, Any]] = field(init=False, factory=list)
+    judged: bool = field(init=False, default=True)  #: whether `answer` has had its verdict
     visible: list[str] = field(init=False, factory=list)
     banned: set[str] = field(init=False, factory=set)
     hidden: set[str] = field(init=False, factory=set)
@@ -122,6 +137,10 @@ class Env:
         self.protocol_name = name or None
         self.harness = harness_of(self.bundle.scenario)
         self.enforced = self.harness.enforced
+        if self.scheduling is None:
+            self.scheduling = self.harness.scheduling or "parallel"
+        if self.select_tools is None:
+            self.select_tools = self.harness.select_tools or 0
 
     # ------------------------------------------------------------ episode
     @property
@@ -136,6 +155,7 @@ class Env:
         self.steps = []
         self.done = False
         self.answer = None
+        self.tries, self.judged = [], True
         visible = self.bundle.visible_tools(self.task)
         if visible != self.visible:  # the same list on a replay keeps positions() cached
             self.visible = visible
@@ -185,6 +205,10 @@ class Env:
             "step": len(self.steps),
             "done": self.done,
         }
+        if self.attempts > 1:
+            out["attempts_left"] = self.attempts - len(self.tries)
+            if self.steps and self.steps[-1].get("attempt") and not self.done:
+                out["attempt_returned"] = self.steps[-1]["attempt"]  # with its feedback
         if self.protocol_name:
             out["protocol"] = self.protocol_name
         return out
@@ -239,7 +263,9 @@ class Env:
             error = problem
         elif kind in ("call", "parallel"):
             calls = [action] if kind == "call" else action.get("calls")
-            if isinstance(calls, list) and calls:
+            if isinstance(calls, list) and len(calls) > 1 and self.scheduling == "sequential":
+                refused, feedback = self.one_at_a_time(calls)
+            elif isinstance(calls, list) and calls:
                 if enforced:
                     calls, refused = self.protocol.split_calls(self, calls)
                 results = self.play_calls(calls, violations)
@@ -250,6 +276,8 @@ class Env:
             violations, feedback = self.take_answer(
                 self.protocol.answer_text(self, text) if enforced else text
             )
+            if self.tries and self.tries[-1]["step"] == len(self.steps):
+                extra["attempt"] = len(self.tries)
         elif kind is not None and kind in self.protocol.actions:
             results, error, extra = self.protocol.act(self, action)
             feedback = error or extra.pop("note", None)
@@ -283,6 +311,9 @@ class Env:
             # constraint (no feedback: there is no next round to read it).
             self.done = True
             self.steps[-1]["violations"].append(overrun)
+        if self.done and not self.judged:  # it ends after a returned attempt: that one is final
+            self.judged = True
+            self.steps[-1]["violations"].extend(self.protocol.judge(self, str(self.answer)))
         reward = 1.0 if self.done and self.success() else 0.0
         return self.observation(results), reward, self.done, {"error": error}
 
@@ -302,6 +333,25 @@ class Env:
         self.close_step(batch, results, firing)
         return results
 
+    def one_at_a_time(self, calls: list[Any]) -> tuple[list[CallResult], str]:
+        """Refuse a turn of several calls under sequential scheduling: none runs, none counts
+        as invalid, and the feedback says why (TPS-Bench's sequential setting)."""
+        why = (
+            f"scheduling is sequential: make one tool call per turn; none of these "
+            f"{len(calls)} calls was run"
+        )
+        refused = [
+            CallResult(
+                str(c.get("tool")) if isinstance(c, dict) else "?",
+                False,
+                False,
+                error=why,
+                rejected="scheduling",
+            )
+            for c in calls
+        ]
+        return refused, why
+
     def close_step(self, batch: list[CallResult], results: list[CallResult], firing: bool) -> None:
         """End a call step: outages end, swaps run out, the round closes, an event fires."""
         self.down = None
@@ -313,15 +363,35 @@ class Env:
             self.fire(results)
 
     def take_answer(self, text: str) -> tuple[list[dict[str, Any]], str | None]:
-        """Accept a final answer unless a constraint rejects it; the protocol judges it."""
+        """Accept a final answer unless a constraint rejects it; the protocol judges it.
+
+        With attempts left, the protocol reviews it first: an answer found wanting is kept as
+        the answer so far and returned with the review's feedback, and the episode goes on."""
         violations = self.checker.answer(text)
         if not violations:
             self.answer = text
-            self.done = True
+            if self.attempts > 1:
+                last = len(self.tries) + 1 >= self.attempts
+                note = None if last else self.protocol.review(self, text)
+                self.tries.append({"step": len(self.steps), "feedback": note})
+                if note is not None:
+                    self.judged = False
+                    return [], note
+            self.done = self.judged = True
             violations = self.protocol.judge(self, text)
             if not violations:
                 return [], None
         return violations, "\n".join(v["message"] for v in violations)
+
+    def end_attempt(self, feedback: str) -> dict[str, Any]:
+        """End the current answer attempt without an answer, for a protocol whose rules say so
+        (TravelPlanner's Reflexion ends one after repeated failed cost enquiries): it counts
+        as a returned attempt with `feedback`. Returns the step fields to add (`attempt`), or
+        nothing when the episode has no attempt left to start."""
+        if self.attempts <= 1 or len(self.tries) + 1 >= self.attempts:
+            return {}
+        self.tries.append({"step": len(self.steps), "feedback": feedback})
+        return {"attempt": len(self.tries)}
 
     # ------------------------------------------------------------ blockers
     def firing(self) -> bool:
@@ -567,6 +637,7 @@ class Env:
             "steps": len(self.steps),
             "truth": self.truth(),
             "events": list(self.events),
+            **({"attempts": [dict(t) for t in self.tries]} if self.attempts > 1 else {}),
         } | self.protocol.outcome(self)
 
 

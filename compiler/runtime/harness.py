@@ -13,17 +13,33 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
       stop_repeats 3                         # the same action 3 times in a row ends it
       stop_failures 3                        # a tool failing over 3 times in a row ends it
       strategies direct, cot, react          # `scn run --strategy NAME`; the first is default
+      answer_attempts reflexion, 3           # a judged answer returned with feedback, 3 tries
       temperature 0                          # decoding defaults (`--temperature` wins)
       max_tokens 16384
-      select_tools 10                        # a tool-selection phase, at most 10 tools
-      scheduling parallel                    # parallel | sequential calls
+      select_tools 10                        # an episode selects at most 10 tools
+      scheduling parallel                    # parallel | sequential: the Env refuses a turn
+                                             # of several calls under sequential
       mask_results "Masked: see your notes."  # older tool results are replaced by this note
     }
+
+`select_tools N` has one meaning: an episode works with at most N tools of the repository. An LLM
+agent given a `select` prompt chooses them in a request of its own before the first turn
+(`scn.runtime.selection`); the Env holds every agent to it (the first N distinct tools called are
+the selection; a plugin's protocol enforces it, e.g. TPS-Bench's); the `all_tools` strategy is
+the ablation without selection (no limit). Bundles written before the key was merged say
+`tool_cap N` for the Env's half; it is read as `select_tools N`.
 
 `Harness` reads that block. The Env enforces the rules (`scn.runtime.protocols`); the LLM agent
 renders the prompts. A prompt is a template: `$name` is replaced by the episode's value (`$query`,
 `$values`, `$rules`, `$goals`, `$max_steps`, `$calls_per_step`, `$answer_tag`, `$tools`,
-`$strategy`); `$$` is a dollar. A role named after a strategy (`prompt cot, "..."`) is added to the
+`$strategy`); `$$` is a dollar.
+
+`answer_attempts N` (or `answer_attempts S1, ..., N` for the named strategies only) lets an
+episode try its answer N times: the Env has the protocol review each answer but the last
+(`Protocol.review`); one it finds wanting is returned with that feedback while the episode goes
+on, and the last answer given is the final one (`scn.runtime.env`). An LLM agent with a `reflect`
+prompt writes a reflection on the failed attempt and starts the next one with its reflections
+(`scn.runtime.reflexion`). A role named after a strategy (`prompt cot, "..."`) is added to the
 system prompt when that strategy is played. `scn run --prompt ROLE=PATH` replaces any role, and
 the trajectory records each prompt's SHA-256 and where it came from.
 """
@@ -67,6 +83,8 @@ class Harness:
     scheduling: str | None = None
     mask_results: str | None = None  #: the note that replaces a tool result once a newer arrives
     strategies: tuple[str, ...] = ()
+    #: (strategies it applies to, empty for all; answers an episode may try)
+    answer_attempts: tuple[tuple[str, ...], int] | None = None
     generation: Mapping[str, Any] = field(factory=dict)  #: decoding defaults
 
     @property
@@ -91,6 +109,15 @@ class Harness:
                 code="usage",
             )
         return asked
+
+    def attempts(self, strategy: str | None) -> int:
+        """How many answers an episode of `strategy` may try (1: the first answer is final).
+        `strategy` None is the default one (the first declared)."""
+        if self.answer_attempts is None:
+            return 1
+        names, count = self.answer_attempts
+        played = strategy if strategy is not None else self.strategy(None)
+        return count if not names or played in names else 1
 
     def with_prompts(self, files: Mapping[str, str | Path]) -> Harness:
         """This harness with roles replaced by the text of user files (`--prompt ROLE=PATH`).
@@ -118,6 +145,9 @@ class Harness:
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
+        if self.answer_attempts is not None:
+            names, count = self.answer_attempts
+            out["answer_attempts"] = [*names, count]
         return out
 
     def record(self, strategy: str | None = None) -> dict[str, Any]:
@@ -163,15 +193,36 @@ def parse(block: Mapping[str, Any]) -> Harness:
         if key.startswith("prompt.") and isinstance(v, list) and v
     }
     ints = {k: _int(k, raw) for k in _INTS if (raw := one(k)) is not None}
+    if "select_tools" not in ints and (legacy := one("tool_cap")) is not None:
+        ints["select_tools"] = _int("tool_cap", legacy)  # a bundle from before the merge
     generation = {
         k: _typed(k, raw, kind) for k, kind in _GENERATION.items() if (raw := one(k)) is not None
     }
+    scheduling = one("scheduling")
+    if scheduling not in (None, "parallel", "sequential"):
+        raise ScnError(
+            f"harness `scheduling` is parallel or sequential, not {scheduling!r}",
+            path="scenario.json: $.harness.scheduling",
+            code="data",
+        )
+    attempts = block.get("answer_attempts")
+    answer_attempts = None
+    if isinstance(attempts, list) and attempts:
+        count = _int("answer_attempts", str(attempts[-1]))
+        if count < 1:
+            raise ScnError(
+                f"harness `answer_attempts` takes 1 or more attempts, not {count}",
+                path="scenario.json: $.harness.answer_attempts",
+                code="data",
+            )
+        answer_attempts = (tuple(str(a) for a in attempts[:-1]), count)
     return Harness(
         prompts=prompts,
+        answer_attempts=answer_attempts,
         sources={role: "scenario" for role in prompts},
         answer_tag=one("answer_tag"),
         mask_results=one("mask_results"),
-        scheduling=one("scheduling"),
+        scheduling=scheduling,
         strategies=tuple(str(s) for s in block.get("strategies") or ()),
         generation=generation,
         **ints,

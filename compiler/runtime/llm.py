@@ -14,15 +14,11 @@ counts them as invalid, and the Env's error goes back to the model as that call'
 Under a blocker, the tool list and costs of each request are the Env's current ones; events with
 an explicit signal are also told in a user message (implicit ones are not: see `_changes`).
 
-The request body is plain JSON, sent with the client's `post` (what `chat.completions.create` does
-after it walks every message and tool schema through its TypedDict transform, which is most of the
-client's CPU time per request and would throttle concurrent episodes); auth, timeouts, error
-types and the typed `ChatCompletion` reply are the SDK's.
-
-Requests are retried here, not by the client (which gets `max_retries=0`): timeouts, connection
-errors, HTTP 408, 429 and 5xx, with exponential backoff and jitter (a server's `Retry-After` is
-honoured up to `max_backoff`). A request that still fails makes the agent answer "" with an
-`agent_error` note, which ends that episode only.
+Sending and retrying are `scn.runtime.requests`'s (a request that still fails on the endpoint's
+side fails the episode to run; one the model is to blame for makes the agent answer "" with an
+`agent_error` note); the tools and texts the model reads are `scn.runtime.chat`'s; the one-off
+requests outside the conversation (tool selection, the planner) are `scn.runtime.phases`'s, and
+the reflection between two answer attempts is `scn.runtime.reflexion`'s.
 
 Per act the agent appends one dict to `step_log`, index-aligned with the Env's steps: `model`,
 `prompt_tokens`, `completion_tokens`, `total_tokens` (None when the server sends no usage),
@@ -35,92 +31,28 @@ merges it into a trajectory record as each step's `llm`.
 from __future__ import annotations
 
 import json
-import os
 import random
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import openai
 from openai import OpenAI
-from openai.types.chat import ChatCompletion
 
-from scn.runtime import world
+from scn.runtime import phases, reflexion, world
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.failures import EndpointError, is_infrastructure
+from scn.runtime.chat import SYSTEM_PROMPT, openai_tools, values_text
+from scn.runtime.chat import result_text as _result_text
+from scn.runtime.chat import user_message as _user_message
 from scn.runtime.generation import GenerationSettings
 from scn.runtime.harness import Harness, effective, render
-from scn.runtime.selection import catalog, parse_choice, selecting
+from scn.runtime.requests import Requester, RequestFailed, make_client, ms
+from scn.runtime.selection import selecting
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent", "make_client", "openai_agent_factory", "openai_tools"]
 
-SYSTEM_PROMPT = (
-    "You complete a task by calling the tools you are given. A tool takes values you already "
-    "hold and gives you a new one; pass values exactly as you received them. You may make one "
-    "or several tool calls in a turn (calls in the same turn run together), and you see every "
-    "result before your next turn. When you have what the task asks for, reply without any tool "
-    "call: write a final answer that contains each requested value exactly as a tool returned it."
-)
-
-#: HTTP statuses worth another try: request timeout, rate limit, server errors.
-_RETRY_STATUS = {408, 429}
-
-_TOOLS_CACHE: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-_TOOLS_LOCK = threading.Lock()
-
-
-def _bundle_tools(bundle: LoadedBundle) -> dict[str, dict[str, Any]]:
-    """Return the bundle's Chat Completions tools by name (read once per bundle)."""
-    key = (str(bundle.root), bundle.manifest_sha256)
-    with _TOOLS_LOCK:
-        tools = _TOOLS_CACHE.get(key)
-        if tools is None:
-            document = json.loads(
-                (Path(bundle.root) / "tools" / "openai.json").read_text(encoding="utf-8")
-            )
-            tools = {t["function"]["name"]: t for t in document["tools"]}
-            _TOOLS_CACHE[key] = tools
-        return tools
-
-
-def _cost_text(cost: float) -> str:
-    return f"{cost:.2f}"
-
-
-def openai_tools(
-    bundle: LoadedBundle,
-    task: dict[str, Any],
-    names: list[str] | None = None,
-    costs: dict[str, float] | None = None,
-) -> list[dict[str, Any]]:
-    """Return the request `tools` for a task: its visible tools (or `names`), in bundle order.
-
-    Where the task sets its own cost for a tool, the description is followed by that cost. `costs`
-    are the costs now (the Env's observation): one that differs from the task's (a blocker
-    repriced the tools) is stated the same way.
-    """
-    by_name = _bundle_tools(bundle)
-    wanted = bundle.visible_tools(task) if names is None else names
-    task_costs = task.get("costs") or {}
-    out = []
-    for name in wanted:
-        tool = by_name.get(name)
-        if tool is None:
-            continue
-        cost = task_costs.get(name)
-        now = (costs or {}).get(name)
-        if now is not None and (cost is not None or abs(now - bundle.cost(task, name)) > 1e-9):
-            cost = now
-        if cost is not None:
-            function = dict(tool["function"])
-            description = (function.get("description") or "").rstrip()
-            note = f"Cost in this task: {_cost_text(float(cost))} units per call."
-            function["description"] = f"{description} {note}".strip()
-            tool = {**tool, "function": function}
-        out.append(tool)
-    return out
+#: Kept importable from here (the text ReAct agent and older callers use these names).
+_RequestFailed = RequestFailed
 
 
 def _protocol(observation: dict[str, Any]) -> Any:
@@ -134,108 +66,7 @@ def _protocol(observation: dict[str, Any]) -> Any:
     return entry.protocol if entry is not None else None
 
 
-def _user_message(
-    task: dict[str, Any], held: dict[str, Any], rules: list[str] | None = None
-) -> str:
-    lines = [str(task["query"]).strip()]
-    if rules:  # a plan-judged bundle: its constraints, worded by their declarations
-        lines += ["", "Your plan must keep these rules:"]
-        lines += [f"- {rule}" for rule in rules]
-    if held:
-        lines += ["", "Values you hold:"]
-        lines += [  # a fan-out task gives several values of a datatype
-            f"- {datatype}: {value if isinstance(value, str) else ', '.join(value)}"
-            for datatype, value in held.items()
-        ]
-    return "\n".join(lines)
-
-
-def _result_text(result: dict[str, Any] | None, note: str | None) -> str:
-    """The `tool` message for one call: the Env's result or error, as a small JSON object."""
-    if result is None:
-        body: dict[str, Any] = {"ok": False, "error": "the call was not run"}
-    elif result.get("ok"):
-        body = {
-            "ok": True,
-            "output": result.get("output"),
-            "value": result.get("value"),
-            "cost": result.get("cost"),
-        }
-    else:
-        body = {"ok": False, "error": result.get("error"), "cost": result.get("cost")}
-    if note:
-        body["note"] = note
-    return json.dumps(body, ensure_ascii=False)
-
-
-def _retryable(error: BaseException) -> bool:
-    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    if isinstance(error, openai.APIStatusError):
-        return error.status_code in _RETRY_STATUS or error.status_code >= 500
-    return False
-
-
-def _retry_after(error: BaseException) -> float | None:
-    response = getattr(error, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        raw = headers.get(header)
-        if raw is None:
-            continue
-        try:
-            return max(0.0, float(raw) / divisor)
-        except ValueError:
-            continue
-    return None
-
-
-def _describe(error: BaseException) -> str:
-    if isinstance(error, openai.APIStatusError):
-        return f"{type(error).__name__}: HTTP {error.status_code}: {error.message}"
-    return f"{type(error).__name__}: {error}"
-
-
-class _RequestFailed(Exception):
-    def __init__(self, error: BaseException, retries: int) -> None:
-        super().__init__(_describe(error))
-        self.error = error
-        self.retries = retries
-        self.status: int | None = getattr(error, "status_code", None)
-
-    def endpoint_error(self) -> EndpointError | None:
-        """The infrastructure failure this is (None: the model's own, e.g. context overflow)."""
-        if not is_infrastructure(self.status, str(self)):
-            return None
-        return EndpointError(
-            f"request failed after {self.retries} retries: {self}",
-            status=self.status,
-            retries=self.retries,
-        )
-
-
-def _values_text(held: dict[str, Any]) -> str:
-    return "\n".join(
-        f"- {datatype}: {value if isinstance(value, str) else ', '.join(value)}"
-        for datatype, value in held.items()
-    )
-
-
-def make_client(
-    base_url: str | None, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 60
-) -> OpenAI:
-    """Return an `OpenAI` client that does not retry on its own (the agent does)."""
-    return OpenAI(
-        base_url=base_url,
-        api_key=os.environ.get(api_key_env) or "EMPTY",
-        timeout=timeout,
-        max_retries=0,
-    )
-
-
-class OpenAIAgent:
+class OpenAIAgent(Requester):
     """A model behind an OpenAI-compatible Chat Completions endpoint, as an scn agent.
 
     Args:
@@ -323,20 +154,27 @@ class OpenAIAgent:
         #: the tools the selection phase chose (None: no phase, or not run yet) and its record
         self.selected: list[str] | None = None
         self.selection: dict[str, Any] | None = None
+        #: Reflexion (`scn.runtime.reflexion`): the reflections written so far, where the
+        #: current attempt's messages start, and the reflection to log with the next request
+        self.reflections: list[str] = []
+        self.attempt_start = len(self.messages)
+        self.reflected: dict[str, Any] | None = None
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Report the last results to the model and turn its reply into an action."""
         feedback = observation.get("feedback")
         extra = self.extra_call is not None
         self._feed_results(observation.get("results") or [], feedback)
-        if feedback and not extra:  # a rejected final answer is told as the user
+        if reflexion.reflecting(self, observation):  # a returned attempt (answer or action)
+            self.reflected = reflexion.reflect(self, str(feedback))
+        elif feedback and not extra:  # a rejected final answer is told as the user
             self.messages.append({"role": "user", "content": str(feedback)})
         changes = self._changes(observation)
         if changes:
             self.messages.append({"role": "user", "content": changes})
         names = list(observation.get("tools") or [])
         if self.selection is None and selecting(self.harness, self.strategy):
-            self._select(names)
+            phases.select(self, names)
         if self.selected:
             chosen = set(self.selected)
             names = [n for n in names if n in chosen]
@@ -366,12 +204,14 @@ class OpenAIAgent:
             "notes": [],
             "events": len(observation.get("events") or []),
         }
+        if self.reflected is not None:
+            entry["reflection"], self.reflected = self.reflected, None
         self.step_log.append(entry)
         started = time.perf_counter()
         try:
             response, retries, latency = self._create(request)
-        except _RequestFailed as failed:
-            entry.update(retries=failed.retries, error=str(failed), wall_ms=_ms(started))
+        except RequestFailed as failed:
+            entry.update(retries=failed.retries, error=str(failed), wall_ms=ms(started))
             endpoint = failed.endpoint_error()
             if endpoint is not None:
                 raise endpoint from None
@@ -380,7 +220,7 @@ class OpenAIAgent:
                 "answer": "",
                 "agent_error": f"request failed after {failed.retries} retries: {failed}",
             }
-        entry.update(retries=retries, latency_ms=latency, wall_ms=_ms(started))
+        entry.update(retries=retries, latency_ms=latency, wall_ms=ms(started))
         usage = getattr(response, "usage", None)
         if usage is not None:
             entry.update(
@@ -429,7 +269,7 @@ class OpenAIAgent:
         spec = self.harness
         return {
             "query": str(task["query"]).strip(),
-            "values": _values_text(held),
+            "values": values_text(held),
             "rules": "\n".join(f"- {r}" for r in rules or ()),
             "goals": ", ".join(task.get("goals") or ()),
             "max_steps": spec.max_steps if spec.max_steps is not None else "",
@@ -463,75 +303,6 @@ class OpenAIAgent:
                 world.rules(bundle.scenario),
             )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-    def _select(self, names: list[str]) -> None:
-        """Run the tool-selection phase (`scn.runtime.selection`): one request showing every
-        tool by name and description; the tools it names are the only ones offered after."""
-        by_name = _bundle_tools(self.bundle)
-        values = self.prompt_values(self.bundle, self.task)
-        values["catalog"] = catalog(by_name, names)
-        values["select_tools"] = self.harness.select_tools
-        prompt = render(self.harness.prompts["select"], values).strip()
-        started = time.perf_counter()
-        try:
-            response, retries, latency = self._ask(prompt)
-        except _RequestFailed as failed:
-            self.selection = {"chosen": [], "dropped": [], "error": str(failed)}
-            return
-        choices = getattr(response, "choices", None) or []
-        text = getattr(choices[0].message, "content", None) if choices else None
-        chosen, dropped = parse_choice(str(text or ""), names, int(self.harness.select_tools or 0))
-        usage = getattr(response, "usage", None)
-        self.selected = chosen or None  # nothing usable chosen: every tool stays offered
-        self.selection = {
-            "chosen": chosen,
-            "dropped": dropped,
-            "offered": len(names),
-            "prompt_tokens": getattr(usage, "prompt_tokens", None),
-            "completion_tokens": getattr(usage, "completion_tokens", None),
-            "latency_ms": latency,
-            "wall_ms": _ms(started),
-            "retries": retries,
-        }
-
-    def _ask(self, prompt: str) -> tuple[Any, int, float]:
-        """Send one request of a single user message (the selection and planner phases);
-        return (response, retries, latency). An endpoint that cannot serve is raised as its
-        `EndpointError` (the episode failed to run); any other failure as `_RequestFailed`,
-        for the caller to note."""
-        request = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        request.update(self.body)
-        try:
-            return self._create(request)
-        except _RequestFailed as failed:
-            endpoint = failed.endpoint_error()
-            if endpoint is not None:
-                raise endpoint from None
-            raise
-
-    def _plan(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """Answer the protocol's planner tool (TravelPlanner's Planner): one request with the
-        harness's `planner` prompt (`$notebook`: what the protocol gives the planner), whose
-        reply is the final answer."""
-        values = self.prompt_values(self.bundle, self.task)
-        values["notebook"] = self.protocol.planner_input(self.observation)
-        template = self.harness.prompts.get("planner") or "$notebook\n\n$query"
-        prompt = render(template, values).strip()
-        try:
-            response, retries, latency = self._ask(prompt)
-        except _RequestFailed as failed:
-            entry["error"] = str(failed)
-            return {"type": "answer", "answer": "", "agent_error": f"planner: {failed}"}
-        choices = getattr(response, "choices", None) or []
-        text = getattr(choices[0].message, "content", None) if choices else None
-        usage = getattr(response, "usage", None)
-        entry["planner"] = {
-            "prompt_tokens": getattr(usage, "prompt_tokens", None),
-            "completion_tokens": getattr(usage, "completion_tokens", None),
-            "latency_ms": latency,
-            "retries": retries,
-        }
-        return {"type": "answer", "answer": str(text or "")}
 
     def harness_record(self, bundle: LoadedBundle) -> dict[str, Any]:
         """The trajectory's `harness` block: model, endpoint, decoding, prompts, rules, strategy."""
@@ -591,7 +362,7 @@ class OpenAIAgent:
         self.messages.append({"role": "assistant", "content": content, "tool_calls": echoed})
         planner = getattr(self.protocol, "llm_planner", None)
         if planner and any(c["tool"] == planner for c in calls):
-            return self._plan(entry)
+            return phases.plan(self, entry)
         extras = [i for i, c in enumerate(calls) if c["tool"] in self.extra_tools]
         if extras:  # one action per turn: the protocol's; other calls of the turn are not run
             i = extras[0]
@@ -657,50 +428,6 @@ class OpenAIAgent:
                 self.unmasked.append(len(self.messages))  # masked once a newer one arrives
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": text})
         self.pending = []
-
-    # ------------------------------------------------------------ requests
-    def _create(self, request: dict[str, Any]) -> tuple[Any, int, float]:
-        """Send one request, retrying what is worth it; return (reply, retries, latency ms)."""
-        retries = 0
-        while True:
-            started = time.perf_counter()
-            try:
-                response = self._send(request)
-                return response, retries, _ms(started)
-            except Exception as error:  # noqa: BLE001 - every failure is reported, none raised
-                if not _retryable(error) or retries >= self.max_retries:
-                    raise _RequestFailed(error, retries) from error
-                time.sleep(self._delay(retries, error))
-                retries += 1
-
-    def _send(self, request: dict[str, Any]) -> ChatCompletion:
-        """POST the request through the client, as `chat.completions.create` does.
-
-        The body is plain JSON already, so it goes through the client's documented `post` for
-        custom requests: that skips the SDK's per-request TypedDict walk of every message and
-        tool schema (most of the client's CPU time, which grows with the conversation and stalls
-        concurrent episodes), while auth, timeouts, error types and the typed `ChatCompletion`
-        reply stay the SDK's.
-        """
-        return self.client.post(
-            "/chat/completions",
-            body=request,
-            cast_to=ChatCompletion,
-            options={"security": {"bearer_auth": True}},
-        )
-
-    def _delay(self, retries: int, error: BaseException) -> float:
-        """Exponential backoff with equal jitter; a longer Retry-After wins (up to the cap)."""
-        base = min(self.max_backoff, self.backoff * (2**retries))
-        delay = base / 2 + self.rng.uniform(0, base / 2)
-        hinted = _retry_after(error)
-        if hinted is not None:
-            delay = max(delay, min(hinted, self.max_backoff))
-        return delay
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def openai_agent_factory(

@@ -21,7 +21,7 @@ from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.failures import FailFast
-from scn.runtime.run import episode, harness_block, pending_tasks, settings
+from scn.runtime.run import agent_rules, episode, harness_block, pending_tasks, settings
 from scn.safe_files import LineAppender
 
 __all__ = ["attach_step_log", "run_concurrent"]
@@ -71,15 +71,19 @@ def run_concurrent(
     and `RunAborted` is raised.
     """
     out = Path(out)
+    probe = agent_factory()
+    rules = agent_rules(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
+        settings(
+            max_steps, seed, blocker, blocks, retrieval, protocol, run_index=run_index, **rules
+        ),
         blocker=blocker,
         blocks=blocks,
-        harness=harness_block(agent_factory(), bundle),
+        harness=harness_block(probe, bundle),
     )
     lock = threading.Lock()
     watch = FailFast(min(3, len(todo)))
@@ -105,6 +109,7 @@ def run_concurrent(
                 retrieval=retrieval,
                 protocol=protocol,
                 run_index=run_index,
+                **rules,
             )
             attach_step_log(record, getattr(agent, "step_log", None))
             line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"

@@ -256,6 +256,17 @@ class Protocol:
         """Judge an accepted final answer; return its violations (shown as feedback)."""
         return []
 
+    def review(self, env: Env, answer: str) -> str | None:
+        """Review an answer that is not the last attempt (`answer_attempts`): the feedback that
+        returns it to the agent, or None to accept it as final. The base is Reflexion's binary
+        evaluator: the episode's success rule decides, and the feedback says only that the
+        answer does not complete the task. A plugin whose benchmark gives richer feedback (what
+        its environment can tell without revealing the solution) overrides this."""
+        self.judge(env, answer)
+        if env.success():
+            return None
+        return "This answer does not complete the task. Try again."
+
     # ------------------------------------------------------------ progress
     def layers(self, env: Env) -> list[list[dict[str, Any]]] | None:
         """What is left of a task made of subtasks, in parallel layers (None: no subtasks)."""

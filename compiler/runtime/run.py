@@ -5,7 +5,8 @@ A trajectory file is JSON Lines, one episode a line, schema `scn-trajectory/1`:
     {"schema": "scn-trajectory/1",
      "bundle": {"path", "manifest_sha256", "domain", "scenario", "metrics", "params"},
      "task": id, "agent": name,
-     "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"][, "run"]},
+     "settings": {"max_steps", "seed"[, "blocker", "blocks"][, "retrieval" | "protocol"]
+                  [, "attempts"][, "scheduling"][, "select_tools"][, "run"]},
      "steps": [{"index", "action", "results": [{"tool", "ok", "valid", "output", "value",
                 "error", "cost", "trusted"}], "cost", "error", "time_ms"}],
      "outcome": {"success", "goals_reached", "answer", "calls", "invalid_calls",
@@ -23,6 +24,11 @@ the name), and the step adds `retrieved` (those names) and `retrieval` (`matched
 `blocked` tools swapped out, `count`); a refused call's result adds `rejected` (`untrusted_input`,
 `missing_input`, `wrong_inputs`). Under a retrieval-time blocker the outcome adds `blocking`
 (`blocked`, `paths`, `remaining`, `status`, `seed`, `candidates`, `truncated`).
+
+`settings.attempts` (present when above 1) is how many answers the episode could try (the
+harness's `answer_attempts` for the strategy played): each answer step then carries `attempt`
+(its number), a returned one its `feedback`, and the outcome lists them all as `attempts`
+([{"step", "feedback"}], feedback null for the final one); `answer` is the last.
 
 `bundle.metrics` is the scenario's `harness { metrics ... }` ([] when it names none), so that
 `scn score` knows the metric families from the file alone (`scn.trajectory` reads the format);
@@ -91,11 +97,23 @@ def episode(
     blocks: int = 0,
     retrieval: bool = False,
     protocol: str | None = None,
+    attempts: int | None = None,
+    scheduling: str | None = None,
+    select_tools: int | None = None,
     run_index: int | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its trajectory record (`protocol`: a registered protocol
-    asked for by name; `retrieval=True` is the same as `protocol="retrieval"`; `run_index`: the
-    repetition it belongs to, recorded as `settings.run`)."""
+    asked for by name; `retrieval=True` is the same as `protocol="retrieval"`; `attempts`: the
+    answers it may try, by default what the harness gives the agent's strategy; `scheduling`:
+    parallel or sequential, by default the agent's setting, else the harness's; `select_tools`:
+    the most tools it selects, by default the harness's, 0 under the `all_tools` strategy;
+    `run_index`: the repetition it belongs to, recorded as `settings.run`)."""
+    if attempts is None:
+        attempts = attempts_for(agent, bundle)
+    if scheduling is None:
+        scheduling = scheduling_for(agent, bundle)
+    if select_tools is None:
+        select_tools = selection_for(agent, bundle)
     env = Env(
         bundle,
         task_id,
@@ -104,6 +122,9 @@ def episode(
         blocks=blocks,
         retrieval=retrieval,
         protocol_name=protocol,
+        attempts=attempts,
+        scheduling=scheduling,
+        select_tools=select_tools,
     )
     observation = env.reset()
     agent.begin(bundle, env.task)
@@ -123,7 +144,18 @@ def episode(
         "bundle": bundle_record(bundle),
         "task": task_id,
         "agent": agent_name,
-        "settings": settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
+        "settings": settings(
+            max_steps,
+            seed,
+            blocker,
+            blocks,
+            retrieval,
+            protocol,
+            attempts,
+            scheduling,
+            select_tools=select_tools,
+            run_index=run_index,
+        ),
         "steps": env.steps,
         "outcome": env.outcome(),
     }
@@ -142,6 +174,56 @@ def harness_block(agent: Any, bundle: LoadedBundle) -> dict[str, Any] | None:
     return describe(bundle) if callable(describe) else None
 
 
+def attempts_for(agent: Any, bundle: LoadedBundle) -> int:
+    """The answers an episode of `agent` may try: the harness's `answer_attempts` for the
+    strategy the agent plays (an agent without one plays the scenario's first)."""
+    from scn.runtime.harness import harness_of
+
+    spec = harness_of(bundle.scenario)
+    if spec.answer_attempts is None:
+        return 1
+    prepare = getattr(agent, "prepare", None)
+    if callable(prepare):  # an LLM agent settles its strategy per bundle
+        prepare(bundle)
+    return spec.attempts(getattr(agent, "strategy", None))
+
+
+def scheduling_for(agent: Any, bundle: LoadedBundle) -> str:
+    """How an episode of `agent` schedules its calls: an LLM agent told whether it may make
+    parallel calls (`--parallel-tool-calls/--no-parallel-tool-calls`) is held to it; otherwise
+    the harness's `scheduling` (parallel when it says none)."""
+    from scn.runtime.harness import harness_of
+
+    flag = getattr(getattr(agent, "generation", None), "parallel_tool_calls", None)
+    if flag is not None:
+        return "parallel" if flag else "sequential"
+    return harness_of(bundle.scenario).scheduling or "parallel"
+
+
+def selection_for(agent: Any, bundle: LoadedBundle) -> int | None:
+    """The selection limit of an episode of `agent`: None (the harness's `select_tools`), or 0
+    (none) when the agent plays the no-selection ablation (`all_tools`)."""
+    from scn.runtime.harness import harness_of
+    from scn.runtime.selection import NO_SELECTION
+
+    if not harness_of(bundle.scenario).select_tools:
+        return None
+    prepare = getattr(agent, "prepare", None)
+    if callable(prepare):
+        prepare(bundle)
+    return 0 if getattr(agent, "strategy", None) == NO_SELECTION else None
+
+
+def agent_rules(agent: Any, bundle: LoadedBundle) -> dict[str, Any]:
+    """The Env settings an agent's own choices decide (`attempts`, `scheduling`,
+    `select_tools`), as `episode` and `settings` take them."""
+    return {
+        "attempts": attempts_for(agent, bundle),
+        "scheduling": scheduling_for(agent, bundle),
+        "select_tools": selection_for(agent, bundle),
+    }
+
+
 def settings(
     max_steps: int,
     seed: int,
@@ -149,12 +231,18 @@ def settings(
     blocks: int,
     retrieval: bool = False,
     protocol: str | None = None,
+    attempts: int = 1,
+    scheduling: str | None = None,
+    select_tools: int | None = None,
     run_index: int | None = None,
 ) -> dict[str, Any]:
     """Return the settings that make two episodes of one task comparable (and resumable).
 
     The retrieval protocol keeps its historical key (`"retrieval": true`, which scores read);
-    any other protocol asked for by name is recorded as `"protocol": NAME`; a repeated run
+    any other protocol asked for by name is recorded as `"protocol": NAME`; answer attempts
+    only when there are several (`"attempts": N`); scheduling only when it is sequential
+    (`"scheduling": "sequential"`; a replay without it plays parallel); a selection limit only
+    when the agent sets its own (`"select_tools": 0` under the no-selection ablation); a repeated run
     (`scn run --runs N`) adds its index as `"run"`."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
@@ -163,6 +251,12 @@ def settings(
         out["retrieval"] = True
     elif protocol is not None:
         out["protocol"] = protocol
+    if attempts > 1:
+        out["attempts"] = attempts
+    if scheduling == "sequential":
+        out["scheduling"] = scheduling
+    if select_tools is not None:
+        out["select_tools"] = select_tools
     if run_index is not None:
         out["run"] = run_index
     return out
@@ -369,15 +463,19 @@ def run(
     """
     from scn.runtime.failures import FailFast
 
+    probe = agent_factory()
+    rules = agent_rules(probe, bundle)
     ids, todo = pending_tasks(
         bundle,
         out,
         agent_name,
         tasks,
-        settings(max_steps, seed, blocker, blocks, retrieval, protocol, run_index),
+        settings(
+            max_steps, seed, blocker, blocks, retrieval, protocol, run_index=run_index, **rules
+        ),
         blocker=blocker,
         blocks=blocks,
-        harness=harness_block(agent_factory(), bundle),
+        harness=harness_block(probe, bundle),
     )
     watch = FailFast(min(3, len(todo)))
     with LineAppender(out) as f:
@@ -394,6 +492,7 @@ def run(
                 retrieval=retrieval,
                 protocol=protocol,
                 run_index=run_index,
+                **rules,
             )
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
             if progress is not None:

@@ -6,9 +6,11 @@ the model. The first request is captured whole (messages, tools, every body fiel
 scripted steps show the text the model reads back for each kind of event the episode can produce:
 a successful call, a call of an unknown tool, a call with wrong arguments, a second call in a step
 where the harness allows one, a protocol's own action (a retrieval request), and the final answer
-(rejected or accepted). Nothing is invented here: each text is the one the agent would send in
-that situation. The bundle's blockers are listed with the messages their events may carry (an
-implicit one is not announced).
+(rejected or accepted). Where the strategy may try its answer again (`answer_attempts`), the
+first answer is returned, and the reflection request and the message opening the next attempt
+follow (`scn.runtime.reflexion`). Nothing is invented here: each text is the one the agent would
+send in that situation. The bundle's blockers are listed with the messages their events may carry
+(an implicit one is not announced).
 
 `scn run ... --dry-run` and `scn transcript BUNDLE --task ID` print it (`render_text`); the golden
 transcripts in `tests/golden/transcripts/` pin it per benchmark.
@@ -23,6 +25,8 @@ from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
 from scn.runtime.llm import OpenAIAgent
 from scn.runtime.react import TextReActAgent
+from scn.runtime.reflexion import reflecting
+from scn.runtime.run import attempts_for
 from scn.runtime.selection import selecting
 from scn.runtime.stated import told
 from scn.runtime.toolset import needed
@@ -105,7 +109,14 @@ def transcript(
     base = TextReActAgent if text else OpenAIAgent
     kind = type("Scripted", (_Scripted, base), {"text": text})
     agent = kind(model, base_url, **agent_options)
-    env = Env(bundle, task_id, max_steps=max_steps, retrieval=retrieval, protocol_name=protocol)
+    env = Env(
+        bundle,
+        task_id,
+        max_steps=max_steps,
+        retrieval=retrieval,
+        protocol_name=protocol,
+        attempts=attempts_for(agent, bundle),
+    )
     observation = env.reset()
     agent.begin(bundle, env.task)
     first = _first_call(bundle, env)
@@ -137,6 +148,9 @@ def transcript(
         observation, _r, done, _info = env.step(action)
         if event == "final answer":
             text = observation.get("feedback")
+            if text and observation.get("attempt_returned"):
+                _next_attempt(agent, env, observation, feedback)
+                break
             if not text:
                 event, text = "final answer accepted", "(the episode ends)"
             elif done:  # judged once: the verdict is recorded, the model never reads it
@@ -145,10 +159,10 @@ def transcript(
                 event = "final answer rejected"
             feedback.append({"event": event, "text": str(text)})
             break
-        before = len(agent.messages)
+        before, extra = len(agent.messages), agent.extra_call
         agent._feed_results(observation.get("results") or [], observation.get("feedback"))
         fed = agent.messages[before:]
-        agent.pending = []
+        agent.pending, agent.extra_call = [], extra  # the next act sees the turn as it was
         feedback.append({"event": event, "text": "\n".join(str(m["content"]) for m in fed)})
         if done:
             break
@@ -168,6 +182,29 @@ def transcript(
         "harness": agent.harness_record(bundle),
         "feedback": feedback,
     }
+
+
+def _next_attempt(
+    agent: Any, env: Env, observation: dict[str, Any], feedback: list[dict[str, str]]
+) -> None:
+    """Show a returned answer attempt, then the reflection request and the next attempt's
+    opening message (when the harness reflects)."""
+    tried = f"attempt {len(env.tries)} of {env.attempts}"
+    feedback.append(
+        {
+            "event": f"final answer returned ({tried}; the episode goes on)",
+            "text": str(observation.get("feedback")),
+        }
+    )
+    if not reflecting(agent, observation):
+        return
+    agent.replies = [_Reply("(the reflection)", []), _Reply("(no answer)", [])]
+    before = len(agent.requests)
+    agent.act(observation)
+    asked = agent.requests[before]["messages"][0]["content"]
+    feedback.append({"event": "reflection request", "text": str(asked)})
+    opening = agent.messages[agent.attempt_start - 1]["content"]
+    feedback.append({"event": "the next attempt opens with", "text": str(opening)})
 
 
 def render_text(found: dict[str, Any]) -> str:

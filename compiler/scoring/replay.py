@@ -189,6 +189,9 @@ def _settings(entry: Entry) -> dict[str, Any]:
         "blocks": integer("blocks", 0),
         "retrieval": retrieval,
         "protocol_name": text("protocol"),
+        "attempts": max(1, integer("attempts", 1)),
+        "scheduling": "sequential" if text("scheduling") == "sequential" else "parallel",
+        "select_tools": integer("select_tools", 0) if "select_tools" in s else None,
     }
 
 

@@ -114,6 +114,7 @@ ARITY: dict[str, dict[str, Arity]] = {
         "max_steps": ONE,
         "stop_repeats": ONE,
         "stop_failures": ONE,
+        "answer_attempts": LIST,
         "strategies": LIST,
         "select_tools": ONE,
         "scheduling": ONE,
@@ -127,7 +128,8 @@ ARITY: dict[str, dict[str, Arity]] = {
         "probe_tasks": ONE,
         "probe_metric": ONE,
         # what a protocol enforces (read by the plugin the harness names, e.g. tpsbench): the
-        # most distinct tools an episode may call, and the tools whose calls act on the world
+        # tools whose calls act on the world (`tool_cap` is kept only to say it is now
+        # `select_tools`)
         "tool_cap": ONE,
         "side_effects": LIST,
     },
@@ -620,6 +622,24 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
     for attr in h.attrs:
         if attr.key in HARNESS_TEXT:
             continue
+        if attr.key == "tool_cap":  # merged into select_tools (one key, one meaning)
+            errors.error(
+                "harness `tool_cap` is now `select_tools` (the most tools an episode selects, "
+                "held by the Env and chosen by an LLM agent's selection request): write "
+                "`select_tools N` once",
+                attr.span,
+            )
+            continue
+        if attr.key == "answer_attempts":  # `answer_attempts [STRATEGY, ...,] N`
+            _check_attempts(attr, errors)
+            continue
+        first = attr.values[0]
+        said = str(first.template.text) if first.template is not None else first.text
+        if attr.key == "scheduling" and said not in ("parallel", "sequential"):
+            errors.error(
+                "harness `scheduling` is parallel or sequential", attr.values[0].span or attr.span
+            )
+            continue
         for v in attr.values:
             if attr.key in HARNESS_NUMBERS:
                 if v.op != "num":
@@ -628,7 +648,23 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
 
 
-#: Harness numbers a protocol plugin reads: the most distinct tools an episode may call.
+def _check_attempts(attr: m.Attr, errors: Collector) -> None:
+    """`answer_attempts N` (every strategy) or `answer_attempts S1, S2, N` (those strategies):
+    plain names, then a whole number of at least 1."""
+    *names, count = attr.values
+    if count.op != "num" or not float(count.text).is_integer() or float(count.text) < 1:
+        errors.error(
+            "harness `answer_attempts` ends with a whole number of attempts (1 or more)",
+            count.span or attr.span,
+        )
+    for v in names:
+        if not (v.op == "name" and v.template is not None and v.template.is_plain):
+            errors.error(
+                "harness `answer_attempts` names strategies before its number", v.span or attr.span
+            )
+
+
+#: `tool_cap` (merged into `select_tools`) is reported as such, not as a non-number.
 HARNESS_NUMBERS = HARNESS_NUMBERS | {"tool_cap"}
 
 

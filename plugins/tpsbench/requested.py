@@ -2,11 +2,13 @@
 
 Two mechanics of the paper that make calling tools without understanding the request fail:
 
-- **Tool selection cap** (`harness { tool_cap N }`): TPS-Bench's agent first selects at most 10
-  tools from the repository's names and descriptions and can call only those. Here the first N
-  distinct tools an episode calls are its selection; once N are chosen, only they are listed and
-  a call to any other is refused as an invalid call. A blocker sibling counts as its baseline
-  (the same listing entry, swapped), so a swap never spends the cap.
+- **Tool selection cap** (`harness { select_tools N }`, the Env's `select_tools`): TPS-Bench's
+  agent first selects at most 10 tools from the repository's names and descriptions and can call
+  only those. Here the first N distinct tools an episode calls are its selection (an LLM agent's
+  selection request offers it only the tools it chose); once N are chosen, only they are listed
+  and a call to any other is refused as an invalid call. A blocker sibling counts as its baseline
+  (the same listing entry, swapped), so a swap never spends the cap. The `all_tools` strategy
+  (the no-selection ablation) plays without the cap.
 - **Unrequested side effects** (`harness { side_effects tool, ... }`): tools that act on the
   world (booking, sending, ordering, sharing). The paper's judge asks whether the user's request
   was done; a booking or message the user never asked for is a harm a user would object to, so
@@ -31,12 +33,11 @@ from scn.runtime.protocols import harness
 
 
 def tool_cap(scenario: Mapping[str, Any]) -> int | None:
-    """The most distinct tools an episode may call (None: no cap)."""
-    found = harness(scenario, "tool_cap")
-    try:
-        cap = int(float(found[0])) if found else 0
-    except ValueError:
-        return None
+    """The most distinct tools an episode of the scenario may call (None: no cap): its
+    harness's `select_tools` (`tool_cap` in a bundle written before the keys were merged)."""
+    from scn.runtime.harness import harness_of
+
+    cap = harness_of(scenario).select_tools or 0
     return cap if cap > 0 else None
 
 
@@ -56,7 +57,7 @@ class Selection:
     """One episode's tool selection under a cap: the distinct tools called so far."""
 
     def __init__(self, env: Any) -> None:
-        self.cap = tool_cap(env.bundle.scenario)
+        self.cap = env.select_tools or None  # the harness's, or 0 under `all_tools`
         self.tools = env.bundle.tools
         self.chosen: dict[str, None] = {}
 

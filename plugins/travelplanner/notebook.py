@@ -127,10 +127,20 @@ COST_ENQUIRY = {
 class EnquiryPlan(Plan):
     """Sole-planning ReAct (`plan_enquiry`): the `plan` protocol plus TravelPlanner's CostEnquiry
     tool, the environment feedback its ReAct and Reflexion planners read (the cost of one day).
-    An enquiry is not a call; it is answered from the sandbox as the budget check prices a plan."""
+    An enquiry is not a call; it is answered from the sandbox as the budget check prices a plan.
+
+    Under answer attempts (Reflexion), `FAILED_ENQUIRIES` failed enquiries in a row also end the
+    attempt, as the paper's Reflexion environment does: the last one's error comes back as the
+    attempt's feedback and the agent reflects (`Env.end_attempt`)."""
 
     actions = ("cost_enquiry",)
     llm_tools = {"cost_enquiry": COST_ENQUIRY}
+    #: Failed enquiries in a row that end a Reflexion attempt.
+    FAILED_ENQUIRIES = 3
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self.failed = 0  #: failed enquiries in a row
 
     @classmethod
     def llm_result(cls, action: str, results: list[dict[str, Any]], note: str | None) -> str:
@@ -151,11 +161,22 @@ class EnquiryPlan(Plan):
         plan = read_plan([day] if isinstance(day, dict) else day)
         if world is None or not plan.delivered or len(plan.days) != 1:
             why = "; ".join(plan.problems) if plan.problems else "give exactly one day object"
-            return [], f"the cost is not available: {why}", {}
+            self.failed += 1
+            error = f"the cost is not available: {why}"
+            fields: dict[str, Any] = {}
+            if self.failed >= self.FAILED_ENQUIRIES:
+                fields = env.end_attempt(
+                    f"{self.failed} cost enquiries in a row failed; the last one: {error}"
+                )
+                if fields:
+                    self.failed = 0
+                    error = str(env.tries[-1]["feedback"])
+            return [], error, fields
         info = env.task.get("info") if isinstance(env.task.get("info"), dict) else {}
         query = dict(info.get("query") or {}) if isinstance(info.get("query"), dict) else {}
         query["days"] = 1
         cost = plan_cost(plan, query, world.db)
+        self.failed = 0
         text = f"This day costs {cost:g} dollars for the whole party."
         return [CallResult("CostEnquiry", True, True, "Cost", text)], None, {}
 

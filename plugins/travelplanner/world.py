@@ -214,6 +214,28 @@ class Plan(Protocol):
         self.plan_checks, problems = world.check_plan(env.task, answer, env.constraints)
         return [violation(c, p) for c, p in problems]
 
+    def review(self, env: Any, answer: str) -> str | None:
+        """An attempt of TravelPlanner's Reflexion (`answer_attempts`): the feedback is what the
+        sandbox can tell, as the paper's CostEnquiry tells it (a plan that cannot be read, items
+        the sandbox does not hold), never the constraint verdicts; a plan it can price is final."""
+        from scn.plugins.travelplanner.validators import within_sandbox
+
+        world = env.bundle.world
+        if world is None:
+            return None
+        plan = read_plan(answer)
+        info = env.task.get("info") if isinstance(env.task.get("info"), dict) else {}
+        query = info.get("query") if isinstance(info.get("query"), dict) else {}
+        reasons = list(plan.problems)
+        if plan.delivered:
+            reasons += within_sandbox({}, plan, query, world.db)
+        elif not reasons:
+            reasons = ["no plan was found in the answer"]
+        if not reasons:
+            return None
+        listed = "\n".join(f"{i}. {r}" for i, r in enumerate(reasons, start=1))
+        return f"This plan cannot be priced, for these reasons:\n{listed}"
+
     def outcome(self, env: Any) -> dict[str, Any]:
         return {"plan_checks": self.plan_checks}
 
