@@ -267,9 +267,32 @@ def test_backward_chain_probe_solves_requests_that_name_their_datatypes():
 
     bundle = LoadedBundle.load(GENERATED / "retail-planbench")
     task_id = next(iter(bundle.tasks))
-    record = play(bundle, BackwardChainProbe(0), task_id, max_steps=100, retrieval=True)
+    task = bundle.tasks[task_id]
+    ((held, value),) = dict(task["given"]).items()
+    (goal,) = task["goals"]
+    named = f"I hold the {held.replace('_', ' ')} `{value}`. What is the {goal.replace('_', ' ')}?"
+
+    class Named(BackwardChainProbe):
+        """The probe on the same task, asked in words that name the datatypes (the bundle's
+        own requests do not, and it fails them: `test_backward_chain_fails_the_small_retail`)."""
+
+        def choose(self, observation):
+            return super().choose({**observation, "query": named})
+
+    record = play(bundle, Named(0), task_id, max_steps=100, retrieval=True)
     assert record["steps"][0]["action"]["type"] == "retrieve"
     assert record["outcome"]["success"]
+    plain = play(bundle, BackwardChainProbe(0), task_id, max_steps=100, retrieval=True)
+    assert not plain["outcome"]["success"]
+
+
+def test_backward_chain_fails_the_small_retail():
+    """retail/planbench's requests and fields (distractor fields, targets in the processor's
+    register) leave the probe within the bound its harness declares, as `scn probe` checks."""
+    bundle = LoadedBundle.load(GENERATED / "retail-planbench")
+    report = probe_bundle(bundle, seed=0)
+    assert report.bound.margin == 5 and report.metric == "accuracy"
+    assert report.score("oracle") == 1.0 and not report.passing(), report.to_json()
 
 
 def test_probes_copy_enum_literals_the_request_spells():

@@ -73,8 +73,8 @@ from scn.trajectory import (
 
 def bundle_record(bundle: LoadedBundle, path: str | None = None) -> dict[str, Any]:
     """The `bundle` block of a trajectory record: which bundle (its hash), what scores it (the
-    harness's metric families) and its parameters, so `scn score` needs nothing but the file. `path` overrides the
-    bundle's folder (a server names the path its clients know)."""
+    harness's metric families) and its parameters, so `scn score` needs nothing but the file.
+    `path` overrides the bundle's folder (a server names the path its clients know)."""
     return {
         "path": str(bundle.root) if path is None else path,
         "manifest_sha256": bundle.manifest_sha256,

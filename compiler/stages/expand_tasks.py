@@ -37,6 +37,7 @@ from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDe
 from scn.stages import entities as entity_records
 from scn.stages import optional_params
 from scn.stages.pricing import Pricer
+from scn.stages.scramble import numbers as scramble_numbers
 
 _EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
 
@@ -91,6 +92,7 @@ class TaskBuilder:
         self._task_ids: set[str] = set()
         self._cost_cache: dict[str, float] = {}
         self._renumbered: dict[tuple[str, int], list[int]] = {}
+        self._space = 0  # `scramble N`: values numbered from 1..N
 
     # ------------------------------------------------------------ values
     def value(self, dt: DatatypeDef, n: int, record: int) -> str:
@@ -135,9 +137,16 @@ class TaskBuilder:
         for a in node.attrs:
             if a.key == "scramble":
                 value = evaluate(a.values[0], env)
-                if not isinstance(value, bool):
-                    raise fail(f"scramble must be true or false, got {kind_of(value)}", a.span)
-                scramble = value
+                if isinstance(value, bool):
+                    scramble = value
+                elif isinstance(value, int) and value >= 1:
+                    scramble, self._space = True, value  # draw numbers from 1..value
+                else:
+                    raise fail(
+                        f"scramble is true, false or a number space (at least 1), "
+                        f"got {kind_of(value)}",
+                        a.span,
+                    )
             elif a.key == "records":
                 count = as_int(evaluate(a.values[0], env), a.values[0].span)
                 if count < 1:
@@ -178,19 +187,15 @@ class TaskBuilder:
             self.records.append(RecordDef(f"record_{i:05d}", tuple(values)))
 
     def renumber(self, datatype: str, size: int) -> list[int]:
-        """A seeded permutation of 1..size for one datatype (`backend ... scramble true`): the
-        records' values of different datatypes are numbered independently, so one value of a
-        record never tells another (`dla_15021` does not give away `acct_tok_4021`)."""
+        """Seeded numbers for one datatype's values (`backend ... scramble`): see
+        `scn.stages.scramble` (a permutation of 1..size, or draws from 1..N with `scramble N`)."""
         key = (datatype, size)
         found = self._renumbered.get(key)
         if found is None:
-            rng = seeded_rng(
-                ("global", "record", "entity"),
-                {"global": self.ctx.seed, "record": "renumber", "entity": datatype},
+            dt = self.datatypes[datatype]
+            found = self._renumbered[key] = scramble_numbers(
+                self.ctx.seed, datatype, size, self._space, lambda n: self.value(dt, n, n)
             )
-            found = list(range(1, size + 1))
-            rng.shuffle(found)
-            self._renumbered[key] = found
         return found
 
     # ------------------------------------------------------------ tasks

@@ -56,152 +56,29 @@ def _fixed(value: str, success: bool, output: str) -> dict[str, Any]:
     return {"ok": False, "error": value, "trusted": False}
 
 
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id(
+def tool_Get_Account_Email_From_Client_Number(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record.
+    """Given client number, this returns the account email of the same retail
+    record.
     """
     return backend.lookup(
-        "Get_Checkout_Intent_Id_From_Processor_Auth_Id",
+        "Get_Account_Email_From_Client_Number",
         {
-            "auth_id": args.get("processor_auth_id"),
-        },
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "pi_10024",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "pi_10017",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its payment_intent_id."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "payment_intent_id_note",
-    )
-
-
-def tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given processor auth id, this returns the checkout intent id of the same
-    retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "orditm_8025",
-        True,
-        "payment_intent_id",
-    )
-
-
-def tool_Get_Email_Address_From_Account_Id(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record."""
-    return backend.lookup(
-        "Get_Email_Address_From_Account_Id",
-        {
-            "user_id": args.get("account_id"),
+            "user_id": args.get("client_number"),
         },
         "email",
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Alt(
+def tool_Get_Account_Email_From_Client_Number_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record."""
+    """Given client number, this returns the account email of the same retail
+    record.
+    """
     return _fixed(
         "error: This endpoint is currently unavailable.",
         False,
@@ -209,26 +86,26 @@ def tool_Get_Email_Address_From_Account_Id_Alt(
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Cache(
+def tool_Get_Account_Email_From_Client_Number_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record.
-    Reads a lagging cache that may be out of date.
+    """Given client number, this returns the account email of the same retail
+    record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "user6@shop.example",
+        "user5@shop.example",
         True,
         "email",
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Gate(
+def tool_Get_Account_Email_From_Client_Number_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record.
-    Restricted to rare record states.
+    """Given client number, this returns the account email of the same retail
+    record. Restricted to rare record states.
     """
     return _fixed(
         "error: This tool can only be used under certain conditions.",
@@ -237,12 +114,12 @@ def tool_Get_Email_Address_From_Account_Id_Gate(
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Legacy(
+def tool_Get_Account_Email_From_Client_Number_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record.
-    An older compatibility route that no longer returns usable data.
+    """Given client number, this returns the account email of the same retail
+    record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
         "error: This endpoint is no longer supported.",
@@ -251,11 +128,13 @@ def tool_Get_Email_Address_From_Account_Id_Legacy(
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Mirror(
+def tool_Get_Account_Email_From_Client_Number_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record."""
+    """Given client number, this returns the account email of the same retail
+    record.
+    """
     return _fixed(
         "???",
         True,
@@ -263,21 +142,21 @@ def tool_Get_Email_Address_From_Account_Id_Mirror(
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Preview(
+def tool_Get_Account_Email_From_Client_Number_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record.
-    May return an estimate before the record is final.
+    """Given client number, this returns the account email of the same retail
+    record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8016",
+        "orditm_8028",
         True,
         "email",
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Related(
+def tool_Get_Account_Email_From_Client_Number_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -289,41 +168,675 @@ def tool_Get_Email_Address_From_Account_Id_Related(
     )
 
 
-def tool_Get_Email_Address_From_Account_Id_Signal(
+def tool_Get_Account_Email_From_Client_Number_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account id, this returns the email address of the same retail record.
-    Its field mapping is unstable and may drift.
+    """Given client number, this returns the account email of the same retail
+    record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8023",
+        "orditm_8025",
         True,
         "email",
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3(
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime",
+        {
+            "auth_id": args.get("issuer_hold_key"),
+        },
+        "processor_reference",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "processor_reference",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "PRC-0296",
+        True,
+        "processor_reference",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "processor_reference",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "processor_reference",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "processor_reference",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8029",
+        True,
+        "processor_reference",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its
+    processor_reference.
+    """
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "processor_reference_note",
+    )
+
+
+def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given issuer hold key, this returns the acquirer reference of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8014",
+        True,
+        "processor_reference",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
     record.
     """
     return backend.lookup(
-        "Get_Finalized_Order_Id_From_Order_Line_Id_V3",
+        "Get_Audit_Verdict_From_Check_File_Id",
         {
-            "order_item_id": args.get("order_line_id"),
+            "return_audit_id": args.get("check_file_id"),
+        },
+        "audit_status",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "audit_status",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "needs_info",
+        True,
+        "audit_status",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "audit_status",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "audit_status",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "audit_status",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "failed",
+        True,
+        "audit_status",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its audit_status."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "audit_status_note",
+    )
+
+
+def tool_Get_Audit_Verdict_From_Check_File_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given check file id, this returns the audit verdict of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "passed",
+        True,
+        "audit_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Authorization_State_From_Authorization_Id_Swift",
+        {
+            "auth_id": args.get("authorization_id"),
+        },
+        "auth_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "auth_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "voided",
+        True,
+        "auth_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "auth_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "auth_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "auth_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8025",
+        True,
+        "auth_status",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its auth_status."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "auth_status_note",
+    )
+
+
+def tool_Get_Authorization_State_From_Authorization_Id_Swift_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the authorization state of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8013",
+        True,
+        "auth_status",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Charged_Total_From_Finalized_Order_Id",
+        {
+            "order_id": args.get("finalized_order_id"),
+        },
+        "order_total",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "order_total",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "87.25",
+        True,
+        "order_total",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "order_total",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_total",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_total",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "87.25",
+        True,
+        "order_total",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its order_total."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "order_total_note",
+    )
+
+
+def tool_Get_Charged_Total_From_Finalized_Order_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the charged total of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8016",
+        True,
+        "order_total",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Checkout_Intent_Id_From_Card_Hold_Id",
+        {
+            "auth_id": args.get("card_hold_id"),
+        },
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "pi_10007",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8015",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its payment_intent_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "payment_intent_id_note",
+    )
+
+
+def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the checkout intent id of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8028",
+        True,
+        "payment_intent_id",
+    )
+
+
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given basket row key, this returns the checkout order id of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Checkout_Order_Id_From_Basket_Row_Key_V3",
+        {
+            "order_item_id": args.get("basket_row_key"),
         },
         "order_id",
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Alt(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given basket row key, this returns the checkout order id of the same retail
     record.
     """
     return _fixed(
@@ -333,25 +846,25 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Alt(
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given basket row key, this returns the checkout order id of the same retail
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "ord_7012",
+        "ord_7007",
         True,
         "order_id",
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Gate(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given basket row key, this returns the checkout order id of the same retail
     record. Restricted to rare record states.
     """
     return _fixed(
@@ -361,11 +874,11 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Gate(
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Legacy(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given basket row key, this returns the checkout order id of the same retail
     record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
@@ -375,11 +888,11 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Legacy(
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Mirror(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given basket row key, this returns the checkout order id of the same retail
     record.
     """
     return _fixed(
@@ -389,21 +902,21 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Mirror(
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given basket row key, this returns the checkout order id of the same retail
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8006",
+        "ord_7010",
         True,
         "order_id",
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Related(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -415,920 +928,157 @@ def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Related(
     )
 
 
-def tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal(
+def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given order line id, this returns the finalized order id of the same retail
+    """Given basket row key, this returns the checkout order id of the same retail
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "ord_7013",
+        "orditm_8001",
         True,
         "order_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record.
     """
     return backend.lookup(
-        "Get_Finance_Refund_Id_From_Return_Review_Id",
+        "Get_Checkout_Session_Id_From_Receipt_Key_Prime",
         {
-            "return_audit_id": args.get("return_review_id"),
+            "order_id": args.get("receipt_key"),
         },
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Alt(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record.
     """
     return _fixed(
         "error: This endpoint is currently unavailable.",
         False,
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Cache(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record. Reads a lagging cache that may be out of date.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "ref_18021",
+        "cs_19011",
         True,
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Gate(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record. Restricted to rare record states.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record. Restricted to rare record states.
     """
     return _fixed(
         "error: This tool can only be used under certain conditions.",
         False,
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Legacy(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
         "error: This endpoint is no longer supported.",
         False,
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Mirror(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record.
     """
     return _fixed(
         "???",
         True,
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Preview(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record. May return an estimate before the record is final.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record. May return an estimate before the record is final.
     """
     return _fixed(
-        "ref_18014",
+        "orditm_8026",
         True,
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Related(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its refund_id."""
+    """Returns an internal note attached to the record, not its
+    checkout_session_id.
+    """
     return _fixed(
         "queued-for-audit",
         True,
-        "refund_id_note",
+        "checkout_session_id_note",
     )
 
 
-def tool_Get_Finance_Refund_Id_From_Return_Review_Id_Signal(
+def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return review id, this returns the finance refund id of the same
-    retail record. Its field mapping is unstable and may drift.
+    """Given receipt key, this returns the checkout session id of the same retail
+    record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "ref_18027",
+        "cs_19003",
         True,
-        "refund_id",
+        "checkout_session_id",
     )
 
 
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_22fdd9e3(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its account_number."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "account_number_note",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_3992fb0e(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "orditm_8019",
-        True,
-        "account_number",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "acct_tok_4008",
-        True,
-        "account_number",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_887476d8(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "account_number",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_b02933f4(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record. An older compatibility route that no longer returns
-    usable data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "account_number",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "acct_tok_4028",
-        True,
-        "account_number",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record.
+    """Given refund record id, this returns the clearance record of the same retail
+    record.
     """
     return backend.lookup(
-        "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3",
-        {
-            "payment_method_id": args.get("payment_instrument_id"),
-        },
-        "account_number",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "account_number",
-    )
-
-
-def tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment instrument id, this returns the funding account reference of
-    the same retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "account_number",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record.
-    """
-    return backend.lookup(
-        "Get_Order_Creation_Time_From_Placed_Order_Id",
-        {
-            "order_id": args.get("placed_order_id"),
-        },
-        "created_time",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "created_time",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "2026-01-01T14:00:00Z",
-        True,
-        "created_time",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "created_time",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "created_time",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "created_time",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "2026-01-02T02:00:00Z",
-        True,
-        "created_time",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its created_time."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "created_time_note",
-    )
-
-
-def tool_Get_Order_Creation_Time_From_Placed_Order_Id_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given placed order id, this returns the order creation time of the same
-    retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "orditm_8028",
-        True,
-        "created_time",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record.
-    """
-    return backend.lookup(
-        "Get_Payment_Instrument_Id_From_Payment_Session_Id",
-        {
-            "payment_intent_id": args.get("payment_session_id"),
-        },
-        "payment_method_id",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "payment_method_id",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "pm_5002",
-        True,
-        "payment_method_id",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "payment_method_id",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "payment_method_id",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "payment_method_id",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "pm_5018",
-        True,
-        "payment_method_id",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its payment_method_id."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "payment_method_id_note",
-    )
-
-
-def tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given payment session id, this returns the payment instrument id of the same
-    retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "pm_5024",
-        True,
-        "payment_method_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_522f10d2(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record.
-    """
-    return backend.lookup(
-        "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729",
-        {
-            "email": args.get("customer_email"),
-            "created_time": args.get("order_created_at"),
-        },
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_5adf6c74(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_9188432c(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record. An older compatibility route that no longer
-    returns usable data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_aabddf97(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "orditm_8019",
-        True,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_afa1338c(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record. May return an estimate before the record is
-    final.
-    """
-    return _fixed(
-        "orditm_8010",
-        True,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given customer email and order created at, this returns the placed order id
-    of the same retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "ord_7014",
-        True,
-        "order_id",
-    )
-
-
-def tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_fca9e265(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its order_id."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "order_id_note",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record.
-    """
-    return backend.lookup(
-        "Get_Placed_Order_Status_From_Checkout_Order_Id",
-        {
-            "order_id": args.get("checkout_order_id"),
-        },
-        "order_status",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "order_status",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "status_19",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "order_status",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "order_status",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "status_29",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its order_status."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "order_status_note",
-    )
-
-
-def tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given checkout order id, this returns the placed order status of the same
-    retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "orditm_8005",
-        True,
-        "order_status",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record.
-    """
-    return backend.lookup(
-        "Get_Processor_Auth_Code_From_Authorization_Id_Edge",
-        {
-            "auth_id": args.get("authorization_id"),
-        },
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Alt(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record.
-    """
-    return _fixed(
-        "error: This endpoint is currently unavailable.",
-        False,
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record. Reads a lagging cache that may be out of date.
-    """
-    return _fixed(
-        "AUTH-0014",
-        True,
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Gate(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record. Restricted to rare record states.
-    """
-    return _fixed(
-        "error: This tool can only be used under certain conditions.",
-        False,
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Legacy(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
-    """
-    return _fixed(
-        "error: This endpoint is no longer supported.",
-        False,
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Mirror(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record.
-    """
-    return _fixed(
-        "???",
-        True,
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record. May return an estimate before the record is final.
-    """
-    return _fixed(
-        "orditm_8013",
-        True,
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Related(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its auth_code."""
-    return _fixed(
-        "queued-for-audit",
-        True,
-        "auth_code_note",
-    )
-
-
-def tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given authorization id, this returns the processor auth code of the same
-    retail record. Its field mapping is unstable and may drift.
-    """
-    return _fixed(
-        "orditm_8011",
-        True,
-        "auth_code",
-    )
-
-
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3(
-    backend: Backend,
-    args: dict[str, Any],
-) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record.
-    """
-    return backend.lookup(
-        "Get_Processor_Auth_Id_From_Refund_Record_Id_V3",
+        "Get_Clearance_Record_From_Refund_Record_Id_V3",
         {
             "refund_id": args.get("refund_record_id"),
         },
@@ -1336,12 +1086,12 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3(
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Alt(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record.
+    """Given refund record id, this returns the clearance record of the same retail
+    record.
     """
     return _fixed(
         "error: This endpoint is currently unavailable.",
@@ -1350,26 +1100,26 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Alt(
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record. Reads a lagging cache that may be out of date.
+    """Given refund record id, this returns the clearance record of the same retail
+    record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "auth_11022",
+        "auth_11028",
         True,
         "auth_id",
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Gate(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record. Restricted to rare record states.
+    """Given refund record id, this returns the clearance record of the same retail
+    record. Restricted to rare record states.
     """
     return _fixed(
         "error: This tool can only be used under certain conditions.",
@@ -1378,13 +1128,12 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Gate(
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Legacy(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record. An older compatibility route that no longer returns usable
-    data.
+    """Given refund record id, this returns the clearance record of the same retail
+    record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
         "error: This endpoint is no longer supported.",
@@ -1393,12 +1142,12 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Legacy(
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Mirror(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record.
+    """Given refund record id, this returns the clearance record of the same retail
+    record.
     """
     return _fixed(
         "???",
@@ -1407,21 +1156,21 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Mirror(
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record. May return an estimate before the record is final.
+    """Given refund record id, this returns the clearance record of the same retail
+    record. May return an estimate before the record is final.
     """
     return _fixed(
-        "auth_11026",
+        "orditm_8030",
         True,
         "auth_id",
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Related(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1433,41 +1182,1053 @@ def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Related(
     )
 
 
-def tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal(
+def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given refund record id, this returns the processor auth id of the same
-    retail record. Its field mapping is unstable and may drift.
+    """Given refund record id, this returns the clearance record of the same retail
+    record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "auth_11019",
+        "orditm_8021",
         True,
         "auth_id",
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift(
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_43e42d72(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record. May return an estimate before the record
+    is final.
+    """
+    return _fixed(
+        "orditm_8005",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_4aa4dba6(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_61fe9ef0(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record. Its field mapping is unstable and may
+    drift.
+    """
+    return _fixed(
+        "orditm_8022",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_6d3d36da(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record. Reads a lagging cache that may be out of
+    date.
+    """
+    return _fixed(
+        "ord_7018",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_945a6790(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its order_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "order_id_note",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_a0bc3434(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_c6803dd2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_e4d7003a(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record.
+    """
+    return backend.lookup(
+        "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_e4d7003a",
+        {
+            "email": args.get("inbox_on_file"),
+            "created_time": args.get("order_creation_time"),
+        },
+        "order_id",
+    )
+
+
+def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_f0ed4b41(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given inbox on file and order creation time, this returns the finalized
+    order id of the same retail record. An older compatibility route that no
+    longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
     record.
     """
     return backend.lookup(
-        "Get_Refund_Total_From_Finance_Refund_Id_Swift",
+        "Get_Funding_Source_Id_From_Pi_Record_Id",
         {
-            "refund_id": args.get("finance_refund_id"),
+            "payment_intent_id": args.get("pi_record_id"),
+        },
+        "payment_method_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "pm_5008",
+        True,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8009",
+        True,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its payment_method_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "payment_method_id_note",
+    )
+
+
+def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given pi record id, this returns the funding source id of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "pm_5019",
+        True,
+        "payment_method_id",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record."""
+    return backend.lookup(
+        "Get_Held_Amount_From_Card_Hold_Id_Fast",
+        {
+            "auth_id": args.get("card_hold_id"),
+        },
+        "auth_amount",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record."""
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "auth_amount",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record.
+    Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "47.50",
+        True,
+        "auth_amount",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record.
+    Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "auth_amount",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record.
+    An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "auth_amount",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record."""
+    return _fixed(
+        "???",
+        True,
+        "auth_amount",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record.
+    May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8003",
+        True,
+        "auth_amount",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its auth_amount."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "auth_amount_note",
+    )
+
+
+def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given card hold id, this returns the held amount of the same retail record.
+    Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8024",
+        True,
+        "auth_amount",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Issuer_Response_Token_From_Authorization_Id_Edge",
+        {
+            "auth_id": args.get("authorization_id"),
+        },
+        "auth_code",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "auth_code",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "AUTH-0026",
+        True,
+        "auth_code",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "auth_code",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "auth_code",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "auth_code",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8023",
+        True,
+        "auth_code",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its auth_code."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "auth_code_note",
+    )
+
+
+def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given authorization id, this returns the issuer response token of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8019",
+        True,
+        "auth_code",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Issuing_Country_From_Standing_Instrument_Key_Core",
+        {
+            "default_payment_method_id": args.get("standing_instrument_key"),
+        },
+        "account_country",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "account_country",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "PT",
+        True,
+        "account_country",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "account_country",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "account_country",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "account_country",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "PT",
+        True,
+        "account_country",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its account_country."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "account_country_note",
+    )
+
+
+def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given standing instrument key, this returns the issuing country of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "DE",
+        True,
+        "account_country",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Placed_Order_Status_From_Sale_Key",
+        {
+            "order_id": args.get("sale_key"),
+        },
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "status_25",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8006",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its order_status."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "order_status_note",
+    )
+
+
+def tool_Get_Placed_Order_Status_From_Sale_Key_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the placed order status of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8024",
+        True,
+        "order_status",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Profile_Handle_From_Customer_Email",
+        {
+            "email": args.get("customer_email"),
+        },
+        "user_id",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "usr_1006",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "user_id",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "usr_1002",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its user_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "user_id_note",
+    )
+
+
+def tool_Get_Profile_Handle_From_Customer_Email_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer email, this returns the profile handle of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8024",
+        True,
+        "user_id",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Receipt_Payment_Line_From_Finalized_Order_Id",
+        {
+            "order_id": args.get("finalized_order_id"),
+        },
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "Mastercard 0007",
+        True,
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "Visa 0112",
+        True,
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its
+    receipt_tender_label.
+    """
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "receipt_tender_label_note",
+    )
+
+
+def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given finalized order id, this returns the receipt payment line of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8007",
+        True,
+        "receipt_tender_label",
+    )
+
+
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the refund total of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Refund_Total_From_Reimbursement_Key_Swift",
+        {
+            "refund_id": args.get("reimbursement_key"),
         },
         "refund_amount",
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Alt(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given reimbursement key, this returns the refund total of the same retail
     record.
     """
     return _fixed(
@@ -1477,25 +2238,25 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Alt(
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given reimbursement key, this returns the refund total of the same retail
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "25.99",
+        "26.99",
         True,
         "refund_amount",
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Gate(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given reimbursement key, this returns the refund total of the same retail
     record. Restricted to rare record states.
     """
     return _fixed(
@@ -1505,11 +2266,11 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Gate(
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Legacy(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given reimbursement key, this returns the refund total of the same retail
     record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
@@ -1519,11 +2280,11 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Legacy(
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Mirror(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given reimbursement key, this returns the refund total of the same retail
     record.
     """
     return _fixed(
@@ -1533,21 +2294,21 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Mirror(
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given reimbursement key, this returns the refund total of the same retail
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8017",
+        "orditm_8028",
         True,
         "refund_amount",
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Related(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1559,167 +2320,547 @@ def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Related(
     )
 
 
-def tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal(
+def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given finance refund id, this returns the refund total of the same retail
+    """Given reimbursement key, this returns the refund total of the same retail
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8014",
+        "orditm_8023",
         True,
         "refund_amount",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record.
     """
     return backend.lookup(
-        "Get_Return_Case_Id_From_Checkout_Order_Id_Swift",
+        "Get_Refunded_At_From_Finance_Refund_Id_Fast",
         {
-            "order_id": args.get("checkout_order_id"),
+            "refund_id": args.get("finance_refund_id"),
         },
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Alt(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record.
     """
     return _fixed(
         "error: This endpoint is currently unavailable.",
         False,
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "rrq_16024",
+        "2026-01-01T01:00:00Z",
         True,
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Gate(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record. Restricted to rare record states.
     """
     return _fixed(
         "error: This tool can only be used under certain conditions.",
         False,
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Legacy(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
         "error: This endpoint is no longer supported.",
         False,
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Mirror(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record.
     """
     return _fixed(
         "???",
         True,
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8001",
+        "2026-01-01T08:00:00Z",
         True,
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Related(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its return_request_id."""
+    """Returns an internal note attached to the record, not its refund_time."""
     return _fixed(
         "queued-for-audit",
         True,
-        "return_request_id_note",
+        "refund_time_note",
     )
 
 
-def tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal(
+def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given checkout order id, this returns the return case id of the same retail
+    """Given finance refund id, this returns the refunded at of the same retail
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "rrq_16006",
+        "2026-01-02T06:00:00Z",
         True,
-        "return_request_id",
+        "refund_time",
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2(
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Reimbursement_Key_From_Review_Ticket_Id",
+        {
+            "return_audit_id": args.get("review_ticket_id"),
+        },
+        "refund_id",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "refund_id",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "ref_18007",
+        True,
+        "refund_id",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "refund_id",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "refund_id",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "refund_id",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "ref_18014",
+        True,
+        "refund_id",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its refund_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "refund_id_note",
+    )
+
+
+def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given review ticket id, this returns the reimbursement key of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8030",
+        True,
+        "refund_id",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Repayment_Status_From_Reimbursement_Key_Fast",
+        {
+            "refund_id": args.get("reimbursement_key"),
+        },
+        "refund_status",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "refund_status",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "processing",
+        True,
+        "refund_status",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "refund_status",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "refund_status",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "refund_status",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8019",
+        True,
+        "refund_status",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its refund_status."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "refund_status_note",
+    )
+
+
+def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given reimbursement key, this returns the repayment status of the same
+    retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8027",
+        True,
+        "refund_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
     record.
     """
     return backend.lookup(
-        "Get_Return_Review_Id_From_Return_Ticket_Id_V2",
+        "Get_Return_Case_State_From_Return_Claim_Id_V3",
         {
-            "return_request_id": args.get("return_ticket_id"),
+            "return_request_id": args.get("return_claim_id"),
+        },
+        "return_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
+    record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "return_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
+    record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "in_review",
+        True,
+        "return_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
+    record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "return_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
+    record. An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "return_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
+    record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "return_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
+    record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "requested",
+        True,
+        "return_status",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its return_status."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "return_status_note",
+    )
+
+
+def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given return claim id, this returns the return case state of the same retail
+    record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8007",
+        True,
+        "return_status",
+    )
+
+
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given send back key, this returns the return review id of the same retail
+    record.
+    """
+    return backend.lookup(
+        "Get_Return_Review_Id_From_Send_Back_Key_V2",
+        {
+            "return_request_id": args.get("send_back_key"),
         },
         "return_audit_id",
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Alt(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given send back key, this returns the return review id of the same retail
     record.
     """
     return _fixed(
@@ -1729,25 +2870,25 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Alt(
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given send back key, this returns the return review id of the same retail
     record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "raud_17021",
+        "raud_17007",
         True,
         "return_audit_id",
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Gate(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given send back key, this returns the return review id of the same retail
     record. Restricted to rare record states.
     """
     return _fixed(
@@ -1757,11 +2898,11 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Gate(
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Legacy(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given send back key, this returns the return review id of the same retail
     record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
@@ -1771,11 +2912,11 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Legacy(
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Mirror(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given send back key, this returns the return review id of the same retail
     record.
     """
     return _fixed(
@@ -1785,21 +2926,21 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Mirror(
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given send back key, this returns the return review id of the same retail
     record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8012",
+        "orditm_8011",
         True,
         "return_audit_id",
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Related(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1811,11 +2952,11 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Related(
     )
 
 
-def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal(
+def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given return ticket id, this returns the return review id of the same retail
+    """Given send back key, this returns the return review id of the same retail
     record. Its field mapping is unstable and may drift.
     """
     return _fixed(
@@ -1825,15 +2966,384 @@ def tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast(
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record.
+    """Given sale key, this returns the return ticket id of the same retail record."""
+    return backend.lookup(
+        "Get_Return_Ticket_Id_From_Sale_Key_Swift",
+        {
+            "order_id": args.get("sale_key"),
+        },
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the return ticket id of the same retail record."""
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the return ticket id of the same retail record.
+    Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "rrq_16021",
+        True,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the return ticket id of the same retail record.
+    Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the return ticket id of the same retail record.
+    An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the return ticket id of the same retail record."""
+    return _fixed(
+        "???",
+        True,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the return ticket id of the same retail record.
+    May return an estimate before the record is final.
+    """
+    return _fixed(
+        "rrq_16028",
+        True,
+        "return_request_id",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its return_request_id."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "return_request_id_note",
+    )
+
+
+def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given sale key, this returns the return ticket id of the same retail record.
+    Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8002",
+        True,
+        "return_request_id",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record."""
+    return backend.lookup(
+        "Get_Sale_Date_From_Placed_Order_Id",
+        {
+            "order_id": args.get("placed_order_id"),
+        },
+        "created_time",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record."""
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "created_time",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record.
+    Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "2026-01-01T03:00:00Z",
+        True,
+        "created_time",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record.
+    Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "created_time",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record.
+    An older compatibility route that no longer returns usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "created_time",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record."""
+    return _fixed(
+        "???",
+        True,
+        "created_time",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record.
+    May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8003",
+        True,
+        "created_time",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its created_time."""
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "created_time_note",
+    )
+
+
+def tool_Get_Sale_Date_From_Placed_Order_Id_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given placed order id, this returns the sale date of the same retail record.
+    Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "orditm_8029",
+        True,
+        "created_time",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record.
     """
     return backend.lookup(
-        "Get_Saved_Method_Id_From_Customer_Id_Fast",
+        "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3",
+        {
+            "default_payment_method_id": args.get("usual_billing_choice"),
+        },
+        "default_method_type",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Alt(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record.
+    """
+    return _fixed(
+        "error: This endpoint is currently unavailable.",
+        False,
+        "default_method_type",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Cache(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record. Reads a lagging cache that may be out of date.
+    """
+    return _fixed(
+        "debit_card",
+        True,
+        "default_method_type",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Gate(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record. Restricted to rare record states.
+    """
+    return _fixed(
+        "error: This tool can only be used under certain conditions.",
+        False,
+        "default_method_type",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Legacy(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record. An older compatibility route that no longer returns
+    usable data.
+    """
+    return _fixed(
+        "error: This endpoint is no longer supported.",
+        False,
+        "default_method_type",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Mirror(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record.
+    """
+    return _fixed(
+        "???",
+        True,
+        "default_method_type",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Preview(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record. May return an estimate before the record is final.
+    """
+    return _fixed(
+        "orditm_8010",
+        True,
+        "default_method_type",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Related(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Returns an internal note attached to the record, not its
+    default_method_type.
+    """
+    return _fixed(
+        "queued-for-audit",
+        True,
+        "default_method_type_note",
+    )
+
+
+def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Signal(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given usual billing choice, this returns the saved instrument kind of the
+    same retail record. Its field mapping is unstable and may drift.
+    """
+    return _fixed(
+        "bank_transfer",
+        True,
+        "default_method_type",
+    )
+
+
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast(
+    backend: Backend,
+    args: dict[str, Any],
+) -> dict[str, Any]:
+    """Given customer id, this returns the standing instrument key of the same
+    retail record.
+    """
+    return backend.lookup(
+        "Get_Standing_Instrument_Key_From_Customer_Id_Fast",
         {
             "user_id": args.get("customer_id"),
         },
@@ -1841,12 +3351,12 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Alt(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record.
+    """Given customer id, this returns the standing instrument key of the same
+    retail record.
     """
     return _fixed(
         "error: This endpoint is currently unavailable.",
@@ -1855,26 +3365,26 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Alt(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Cache(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record. Reads a lagging cache that may be out of date.
+    """Given customer id, this returns the standing instrument key of the same
+    retail record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "pm_9004",
+        "pm_9003",
         True,
         "default_payment_method_id",
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Gate(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record. Restricted to rare record states.
+    """Given customer id, this returns the standing instrument key of the same
+    retail record. Restricted to rare record states.
     """
     return _fixed(
         "error: This tool can only be used under certain conditions.",
@@ -1883,12 +3393,13 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Gate(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Legacy(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record. An older compatibility route that no longer returns usable data.
+    """Given customer id, this returns the standing instrument key of the same
+    retail record. An older compatibility route that no longer returns usable
+    data.
     """
     return _fixed(
         "error: This endpoint is no longer supported.",
@@ -1897,12 +3408,12 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Legacy(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Mirror(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record.
+    """Given customer id, this returns the standing instrument key of the same
+    retail record.
     """
     return _fixed(
         "???",
@@ -1911,21 +3422,21 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Mirror(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Preview(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record. May return an estimate before the record is final.
+    """Given customer id, this returns the standing instrument key of the same
+    retail record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8016",
+        "orditm_8026",
         True,
         "default_payment_method_id",
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Related(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
@@ -1939,284 +3450,398 @@ def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Related(
     )
 
 
-def tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Signal(
+def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given customer id, this returns the saved method id of the same retail
-    record. Its field mapping is unstable and may drift.
+    """Given customer id, this returns the standing instrument key of the same
+    retail record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8004",
+        "orditm_8022",
         True,
         "default_payment_method_id",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record."""
+    """Given tender id, this returns the vault pan reference of the same retail
+    record.
+    """
     return backend.lookup(
-        "Get_Shopper_Id_From_Account_Email",
+        "Get_Vault_Pan_Reference_From_Tender_Id_V3",
         {
-            "email": args.get("account_email"),
+            "payment_method_id": args.get("tender_id"),
         },
-        "user_id",
+        "account_number",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Alt(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Alt(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record."""
+    """Given tender id, this returns the vault pan reference of the same retail
+    record.
+    """
     return _fixed(
         "error: This endpoint is currently unavailable.",
         False,
-        "user_id",
+        "account_number",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Cache(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Cache(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record.
-    Reads a lagging cache that may be out of date.
+    """Given tender id, this returns the vault pan reference of the same retail
+    record. Reads a lagging cache that may be out of date.
     """
     return _fixed(
-        "usr_1007",
+        "acct_tok_4017",
         True,
-        "user_id",
+        "account_number",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Gate(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Gate(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record.
-    Restricted to rare record states.
+    """Given tender id, this returns the vault pan reference of the same retail
+    record. Restricted to rare record states.
     """
     return _fixed(
         "error: This tool can only be used under certain conditions.",
         False,
-        "user_id",
+        "account_number",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Legacy(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Legacy(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record.
-    An older compatibility route that no longer returns usable data.
+    """Given tender id, this returns the vault pan reference of the same retail
+    record. An older compatibility route that no longer returns usable data.
     """
     return _fixed(
         "error: This endpoint is no longer supported.",
         False,
-        "user_id",
+        "account_number",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Mirror(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Mirror(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record."""
+    """Given tender id, this returns the vault pan reference of the same retail
+    record.
+    """
     return _fixed(
         "???",
         True,
-        "user_id",
+        "account_number",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Preview(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Preview(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record.
-    May return an estimate before the record is final.
+    """Given tender id, this returns the vault pan reference of the same retail
+    record. May return an estimate before the record is final.
     """
     return _fixed(
-        "orditm_8006",
+        "acct_tok_4003",
         True,
-        "user_id",
+        "account_number",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Related(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its user_id."""
+    """Returns an internal note attached to the record, not its account_number."""
     return _fixed(
         "queued-for-audit",
         True,
-        "user_id_note",
+        "account_number_note",
     )
 
 
-def tool_Get_Shopper_Id_From_Account_Email_Signal(
+def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Signal(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Given account email, this returns the shopper id of the same retail record.
-    Its field mapping is unstable and may drift.
+    """Given tender id, this returns the vault pan reference of the same retail
+    record. Its field mapping is unstable and may drift.
     """
     return _fixed(
-        "orditm_8006",
+        "orditm_8021",
         True,
-        "user_id",
+        "account_number",
     )
 
 
 #: Tool name -> stub. Callers check arguments first; a stub only answers.
 TOOLS = {
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Alt": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Alt,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Cache,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Gate": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Gate,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Legacy": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Legacy,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Mirror": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Mirror,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Preview,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Related": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Related,
-    "Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal": tool_Get_Checkout_Intent_Id_From_Processor_Auth_Id_Signal,
-    "Get_Email_Address_From_Account_Id": tool_Get_Email_Address_From_Account_Id,
-    "Get_Email_Address_From_Account_Id_Alt": tool_Get_Email_Address_From_Account_Id_Alt,
-    "Get_Email_Address_From_Account_Id_Cache": tool_Get_Email_Address_From_Account_Id_Cache,
-    "Get_Email_Address_From_Account_Id_Gate": tool_Get_Email_Address_From_Account_Id_Gate,
-    "Get_Email_Address_From_Account_Id_Legacy": tool_Get_Email_Address_From_Account_Id_Legacy,
-    "Get_Email_Address_From_Account_Id_Mirror": tool_Get_Email_Address_From_Account_Id_Mirror,
-    "Get_Email_Address_From_Account_Id_Preview": tool_Get_Email_Address_From_Account_Id_Preview,
-    "Get_Email_Address_From_Account_Id_Related": tool_Get_Email_Address_From_Account_Id_Related,
-    "Get_Email_Address_From_Account_Id_Signal": tool_Get_Email_Address_From_Account_Id_Signal,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Alt": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Alt,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Cache,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Gate": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Gate,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Legacy": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Legacy,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Mirror": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Mirror,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Preview,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Related": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Related,
-    "Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal": tool_Get_Finalized_Order_Id_From_Order_Line_Id_V3_Signal,
-    "Get_Finance_Refund_Id_From_Return_Review_Id": tool_Get_Finance_Refund_Id_From_Return_Review_Id,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Alt": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Alt,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Cache": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Cache,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Gate": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Gate,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Legacy": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Legacy,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Mirror": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Mirror,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Preview": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Preview,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Related": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Related,
-    "Get_Finance_Refund_Id_From_Return_Review_Id_Signal": tool_Get_Finance_Refund_Id_From_Return_Review_Id_Signal,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_I_22fdd9e3": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_22fdd9e3,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_I_3992fb0e": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_3992fb0e,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_67036fc6,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_I_887476d8": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_887476d8,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_I_b02933f4": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_b02933f4,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d": tool_Get_Funding_Account_Reference_From_Payment_Instrument_I_d800a20d,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3": tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Alt": tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Alt,
-    "Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Gate": tool_Get_Funding_Account_Reference_From_Payment_Instrument_Id_V3_Gate,
-    "Get_Order_Creation_Time_From_Placed_Order_Id": tool_Get_Order_Creation_Time_From_Placed_Order_Id,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Alt": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Alt,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Cache": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Cache,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Gate": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Gate,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Legacy": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Legacy,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Mirror": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Mirror,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Preview": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Preview,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Related": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Related,
-    "Get_Order_Creation_Time_From_Placed_Order_Id_Signal": tool_Get_Order_Creation_Time_From_Placed_Order_Id_Signal,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Alt": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Alt,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Cache,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Gate": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Gate,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Legacy": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Legacy,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Mirror": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Mirror,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Preview,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Related": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Related,
-    "Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal": tool_Get_Payment_Instrument_Id_From_Payment_Session_Id_Signal,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_522f10d2": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_522f10d2,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_56414729,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_5adf6c74": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_5adf6c74,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_9188432c": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_9188432c,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_aabddf97": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_aabddf97,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_afa1338c": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_afa1338c,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_cb1a3f9c,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_d05ba18a,
-    "Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_fca9e265": tool_Get_Placed_Order_Id_From_Customer_Email_And_Order_Creat_fca9e265,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id": tool_Get_Placed_Order_Status_From_Checkout_Order_Id,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Alt": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Alt,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Cache": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Cache,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Gate": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Gate,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Legacy": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Legacy,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Mirror": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Mirror,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Preview": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Preview,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Related": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Related,
-    "Get_Placed_Order_Status_From_Checkout_Order_Id_Signal": tool_Get_Placed_Order_Status_From_Checkout_Order_Id_Signal,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Alt": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Alt,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Cache,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Gate": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Gate,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Legacy": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Legacy,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Mirror": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Mirror,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Preview,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Related": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Related,
-    "Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal": tool_Get_Processor_Auth_Code_From_Authorization_Id_Edge_Signal,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Alt": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Alt,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Cache,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Gate": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Gate,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Legacy": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Legacy,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Mirror": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Mirror,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Preview,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Related": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Related,
-    "Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal": tool_Get_Processor_Auth_Id_From_Refund_Record_Id_V3_Signal,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Alt": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Alt,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Cache,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Gate": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Gate,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Legacy": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Legacy,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Mirror": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Mirror,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Preview,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Related": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Related,
-    "Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal": tool_Get_Refund_Total_From_Finance_Refund_Id_Swift_Signal,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Alt": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Alt,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Cache,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Gate": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Gate,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Legacy": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Legacy,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Mirror": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Mirror,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Preview,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Related": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Related,
-    "Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal": tool_Get_Return_Case_Id_From_Checkout_Order_Id_Swift_Signal,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Alt": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Alt,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Cache,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Gate": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Gate,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Legacy": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Legacy,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Mirror": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Mirror,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Preview,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Related": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Related,
-    "Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal": tool_Get_Return_Review_Id_From_Return_Ticket_Id_V2_Signal,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast": tool_Get_Saved_Method_Id_From_Customer_Id_Fast,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Alt": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Alt,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Cache": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Cache,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Gate": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Gate,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Legacy": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Legacy,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Mirror": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Mirror,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Preview": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Preview,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Related": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Related,
-    "Get_Saved_Method_Id_From_Customer_Id_Fast_Signal": tool_Get_Saved_Method_Id_From_Customer_Id_Fast_Signal,
-    "Get_Shopper_Id_From_Account_Email": tool_Get_Shopper_Id_From_Account_Email,
-    "Get_Shopper_Id_From_Account_Email_Alt": tool_Get_Shopper_Id_From_Account_Email_Alt,
-    "Get_Shopper_Id_From_Account_Email_Cache": tool_Get_Shopper_Id_From_Account_Email_Cache,
-    "Get_Shopper_Id_From_Account_Email_Gate": tool_Get_Shopper_Id_From_Account_Email_Gate,
-    "Get_Shopper_Id_From_Account_Email_Legacy": tool_Get_Shopper_Id_From_Account_Email_Legacy,
-    "Get_Shopper_Id_From_Account_Email_Mirror": tool_Get_Shopper_Id_From_Account_Email_Mirror,
-    "Get_Shopper_Id_From_Account_Email_Preview": tool_Get_Shopper_Id_From_Account_Email_Preview,
-    "Get_Shopper_Id_From_Account_Email_Related": tool_Get_Shopper_Id_From_Account_Email_Related,
-    "Get_Shopper_Id_From_Account_Email_Signal": tool_Get_Shopper_Id_From_Account_Email_Signal,
+    "Get_Account_Email_From_Client_Number": tool_Get_Account_Email_From_Client_Number,
+    "Get_Account_Email_From_Client_Number_Alt": tool_Get_Account_Email_From_Client_Number_Alt,
+    "Get_Account_Email_From_Client_Number_Cache": tool_Get_Account_Email_From_Client_Number_Cache,
+    "Get_Account_Email_From_Client_Number_Gate": tool_Get_Account_Email_From_Client_Number_Gate,
+    "Get_Account_Email_From_Client_Number_Legacy": tool_Get_Account_Email_From_Client_Number_Legacy,
+    "Get_Account_Email_From_Client_Number_Mirror": tool_Get_Account_Email_From_Client_Number_Mirror,
+    "Get_Account_Email_From_Client_Number_Preview": tool_Get_Account_Email_From_Client_Number_Preview,
+    "Get_Account_Email_From_Client_Number_Related": tool_Get_Account_Email_From_Client_Number_Related,
+    "Get_Account_Email_From_Client_Number_Signal": tool_Get_Account_Email_From_Client_Number_Signal,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Alt": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Alt,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Cache": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Cache,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Gate": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Gate,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Legacy": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Legacy,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Mirror": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Mirror,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Preview": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Preview,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Related": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Related,
+    "Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Signal": tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Signal,
+    "Get_Audit_Verdict_From_Check_File_Id": tool_Get_Audit_Verdict_From_Check_File_Id,
+    "Get_Audit_Verdict_From_Check_File_Id_Alt": tool_Get_Audit_Verdict_From_Check_File_Id_Alt,
+    "Get_Audit_Verdict_From_Check_File_Id_Cache": tool_Get_Audit_Verdict_From_Check_File_Id_Cache,
+    "Get_Audit_Verdict_From_Check_File_Id_Gate": tool_Get_Audit_Verdict_From_Check_File_Id_Gate,
+    "Get_Audit_Verdict_From_Check_File_Id_Legacy": tool_Get_Audit_Verdict_From_Check_File_Id_Legacy,
+    "Get_Audit_Verdict_From_Check_File_Id_Mirror": tool_Get_Audit_Verdict_From_Check_File_Id_Mirror,
+    "Get_Audit_Verdict_From_Check_File_Id_Preview": tool_Get_Audit_Verdict_From_Check_File_Id_Preview,
+    "Get_Audit_Verdict_From_Check_File_Id_Related": tool_Get_Audit_Verdict_From_Check_File_Id_Related,
+    "Get_Audit_Verdict_From_Check_File_Id_Signal": tool_Get_Audit_Verdict_From_Check_File_Id_Signal,
+    "Get_Authorization_State_From_Authorization_Id_Swift": tool_Get_Authorization_State_From_Authorization_Id_Swift,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Alt": tool_Get_Authorization_State_From_Authorization_Id_Swift_Alt,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Cache": tool_Get_Authorization_State_From_Authorization_Id_Swift_Cache,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Gate": tool_Get_Authorization_State_From_Authorization_Id_Swift_Gate,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Legacy": tool_Get_Authorization_State_From_Authorization_Id_Swift_Legacy,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Mirror": tool_Get_Authorization_State_From_Authorization_Id_Swift_Mirror,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Preview": tool_Get_Authorization_State_From_Authorization_Id_Swift_Preview,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Related": tool_Get_Authorization_State_From_Authorization_Id_Swift_Related,
+    "Get_Authorization_State_From_Authorization_Id_Swift_Signal": tool_Get_Authorization_State_From_Authorization_Id_Swift_Signal,
+    "Get_Charged_Total_From_Finalized_Order_Id": tool_Get_Charged_Total_From_Finalized_Order_Id,
+    "Get_Charged_Total_From_Finalized_Order_Id_Alt": tool_Get_Charged_Total_From_Finalized_Order_Id_Alt,
+    "Get_Charged_Total_From_Finalized_Order_Id_Cache": tool_Get_Charged_Total_From_Finalized_Order_Id_Cache,
+    "Get_Charged_Total_From_Finalized_Order_Id_Gate": tool_Get_Charged_Total_From_Finalized_Order_Id_Gate,
+    "Get_Charged_Total_From_Finalized_Order_Id_Legacy": tool_Get_Charged_Total_From_Finalized_Order_Id_Legacy,
+    "Get_Charged_Total_From_Finalized_Order_Id_Mirror": tool_Get_Charged_Total_From_Finalized_Order_Id_Mirror,
+    "Get_Charged_Total_From_Finalized_Order_Id_Preview": tool_Get_Charged_Total_From_Finalized_Order_Id_Preview,
+    "Get_Charged_Total_From_Finalized_Order_Id_Related": tool_Get_Charged_Total_From_Finalized_Order_Id_Related,
+    "Get_Charged_Total_From_Finalized_Order_Id_Signal": tool_Get_Charged_Total_From_Finalized_Order_Id_Signal,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Alt": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Alt,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Cache": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Cache,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Gate": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Gate,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Legacy": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Legacy,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Mirror": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Mirror,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Preview": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Preview,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Related": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Related,
+    "Get_Checkout_Intent_Id_From_Card_Hold_Id_Signal": tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Signal,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Alt": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Alt,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Cache": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Cache,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Gate": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Gate,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Legacy": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Legacy,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Mirror": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Mirror,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Preview": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Preview,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Related": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Related,
+    "Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Signal": tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Signal,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Alt": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Alt,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Cache": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Cache,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Gate": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Gate,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Legacy": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Legacy,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Mirror": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Mirror,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Preview": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Preview,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Related": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Related,
+    "Get_Checkout_Session_Id_From_Receipt_Key_Prime_Signal": tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Signal,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3": tool_Get_Clearance_Record_From_Refund_Record_Id_V3,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Alt": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Alt,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Cache": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Cache,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Gate": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Gate,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Legacy": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Legacy,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Mirror": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Mirror,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Preview": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Preview,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Related": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Related,
+    "Get_Clearance_Record_From_Refund_Record_Id_V3_Signal": tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Signal,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_43e42d72": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_43e42d72,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_4aa4dba6": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_4aa4dba6,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_61fe9ef0": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_61fe9ef0,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_6d3d36da": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_6d3d36da,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_945a6790": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_945a6790,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_a0bc3434": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_a0bc3434,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_c6803dd2": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_c6803dd2,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_e4d7003a": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_e4d7003a,
+    "Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_f0ed4b41": tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_f0ed4b41,
+    "Get_Funding_Source_Id_From_Pi_Record_Id": tool_Get_Funding_Source_Id_From_Pi_Record_Id,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Alt": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Alt,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Cache": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Cache,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Gate": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Gate,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Legacy": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Legacy,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Mirror": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Mirror,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Preview": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Preview,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Related": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Related,
+    "Get_Funding_Source_Id_From_Pi_Record_Id_Signal": tool_Get_Funding_Source_Id_From_Pi_Record_Id_Signal,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast": tool_Get_Held_Amount_From_Card_Hold_Id_Fast,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Alt": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Alt,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Cache": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Cache,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Gate": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Gate,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Legacy": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Legacy,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Mirror": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Mirror,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Preview": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Preview,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Related": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Related,
+    "Get_Held_Amount_From_Card_Hold_Id_Fast_Signal": tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Signal,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Alt": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Alt,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Cache": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Cache,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Gate": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Gate,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Legacy": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Legacy,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Mirror": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Mirror,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Preview": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Preview,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Related": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Related,
+    "Get_Issuer_Response_Token_From_Authorization_Id_Edge_Signal": tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Signal,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Alt": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Alt,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Cache": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Cache,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Gate": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Gate,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Legacy": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Legacy,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Mirror": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Mirror,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Preview": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Preview,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Related": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Related,
+    "Get_Issuing_Country_From_Standing_Instrument_Key_Core_Signal": tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Signal,
+    "Get_Placed_Order_Status_From_Sale_Key": tool_Get_Placed_Order_Status_From_Sale_Key,
+    "Get_Placed_Order_Status_From_Sale_Key_Alt": tool_Get_Placed_Order_Status_From_Sale_Key_Alt,
+    "Get_Placed_Order_Status_From_Sale_Key_Cache": tool_Get_Placed_Order_Status_From_Sale_Key_Cache,
+    "Get_Placed_Order_Status_From_Sale_Key_Gate": tool_Get_Placed_Order_Status_From_Sale_Key_Gate,
+    "Get_Placed_Order_Status_From_Sale_Key_Legacy": tool_Get_Placed_Order_Status_From_Sale_Key_Legacy,
+    "Get_Placed_Order_Status_From_Sale_Key_Mirror": tool_Get_Placed_Order_Status_From_Sale_Key_Mirror,
+    "Get_Placed_Order_Status_From_Sale_Key_Preview": tool_Get_Placed_Order_Status_From_Sale_Key_Preview,
+    "Get_Placed_Order_Status_From_Sale_Key_Related": tool_Get_Placed_Order_Status_From_Sale_Key_Related,
+    "Get_Placed_Order_Status_From_Sale_Key_Signal": tool_Get_Placed_Order_Status_From_Sale_Key_Signal,
+    "Get_Profile_Handle_From_Customer_Email": tool_Get_Profile_Handle_From_Customer_Email,
+    "Get_Profile_Handle_From_Customer_Email_Alt": tool_Get_Profile_Handle_From_Customer_Email_Alt,
+    "Get_Profile_Handle_From_Customer_Email_Cache": tool_Get_Profile_Handle_From_Customer_Email_Cache,
+    "Get_Profile_Handle_From_Customer_Email_Gate": tool_Get_Profile_Handle_From_Customer_Email_Gate,
+    "Get_Profile_Handle_From_Customer_Email_Legacy": tool_Get_Profile_Handle_From_Customer_Email_Legacy,
+    "Get_Profile_Handle_From_Customer_Email_Mirror": tool_Get_Profile_Handle_From_Customer_Email_Mirror,
+    "Get_Profile_Handle_From_Customer_Email_Preview": tool_Get_Profile_Handle_From_Customer_Email_Preview,
+    "Get_Profile_Handle_From_Customer_Email_Related": tool_Get_Profile_Handle_From_Customer_Email_Related,
+    "Get_Profile_Handle_From_Customer_Email_Signal": tool_Get_Profile_Handle_From_Customer_Email_Signal,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Alt": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Alt,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Cache": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Cache,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Gate": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Gate,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Legacy": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Legacy,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Mirror": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Mirror,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Preview": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Preview,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Related": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Related,
+    "Get_Receipt_Payment_Line_From_Finalized_Order_Id_Signal": tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Signal,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift": tool_Get_Refund_Total_From_Reimbursement_Key_Swift,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Alt": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Alt,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Cache": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Cache,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Gate": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Gate,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Legacy": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Legacy,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Mirror": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Mirror,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Preview": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Preview,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Related": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Related,
+    "Get_Refund_Total_From_Reimbursement_Key_Swift_Signal": tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Signal,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Alt": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Alt,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Cache": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Cache,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Gate": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Gate,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Legacy": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Legacy,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Mirror": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Mirror,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Preview": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Preview,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Related": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Related,
+    "Get_Refunded_At_From_Finance_Refund_Id_Fast_Signal": tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Signal,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id": tool_Get_Reimbursement_Key_From_Review_Ticket_Id,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Alt": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Alt,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Cache": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Cache,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Gate": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Gate,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Legacy": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Legacy,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Mirror": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Mirror,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Preview": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Preview,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Related": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Related,
+    "Get_Reimbursement_Key_From_Review_Ticket_Id_Signal": tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Signal,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Alt": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Alt,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Cache": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Cache,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Gate": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Gate,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Legacy": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Legacy,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Mirror": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Mirror,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Preview": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Preview,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Related": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Related,
+    "Get_Repayment_Status_From_Reimbursement_Key_Fast_Signal": tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Signal,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3": tool_Get_Return_Case_State_From_Return_Claim_Id_V3,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Alt": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Alt,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Cache": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Cache,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Gate": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Gate,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Legacy": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Legacy,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Mirror": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Mirror,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Preview": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Preview,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Related": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Related,
+    "Get_Return_Case_State_From_Return_Claim_Id_V3_Signal": tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Signal,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2": tool_Get_Return_Review_Id_From_Send_Back_Key_V2,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Alt": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Alt,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Cache": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Cache,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Gate": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Gate,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Legacy": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Legacy,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Mirror": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Mirror,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Preview": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Preview,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Related": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Related,
+    "Get_Return_Review_Id_From_Send_Back_Key_V2_Signal": tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Signal,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Alt": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Alt,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Cache": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Cache,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Gate": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Gate,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Legacy": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Legacy,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Mirror": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Mirror,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Preview": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Preview,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Related": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Related,
+    "Get_Return_Ticket_Id_From_Sale_Key_Swift_Signal": tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Signal,
+    "Get_Sale_Date_From_Placed_Order_Id": tool_Get_Sale_Date_From_Placed_Order_Id,
+    "Get_Sale_Date_From_Placed_Order_Id_Alt": tool_Get_Sale_Date_From_Placed_Order_Id_Alt,
+    "Get_Sale_Date_From_Placed_Order_Id_Cache": tool_Get_Sale_Date_From_Placed_Order_Id_Cache,
+    "Get_Sale_Date_From_Placed_Order_Id_Gate": tool_Get_Sale_Date_From_Placed_Order_Id_Gate,
+    "Get_Sale_Date_From_Placed_Order_Id_Legacy": tool_Get_Sale_Date_From_Placed_Order_Id_Legacy,
+    "Get_Sale_Date_From_Placed_Order_Id_Mirror": tool_Get_Sale_Date_From_Placed_Order_Id_Mirror,
+    "Get_Sale_Date_From_Placed_Order_Id_Preview": tool_Get_Sale_Date_From_Placed_Order_Id_Preview,
+    "Get_Sale_Date_From_Placed_Order_Id_Related": tool_Get_Sale_Date_From_Placed_Order_Id_Related,
+    "Get_Sale_Date_From_Placed_Order_Id_Signal": tool_Get_Sale_Date_From_Placed_Order_Id_Signal,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Alt": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Alt,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Cache": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Cache,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Gate": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Gate,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Legacy": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Legacy,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Mirror": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Mirror,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Preview": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Preview,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Related": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Related,
+    "Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Signal": tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Signal,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Alt": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Alt,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Cache": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Cache,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Gate": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Gate,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Legacy": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Legacy,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Mirror": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Mirror,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Preview": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Preview,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Related": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Related,
+    "Get_Standing_Instrument_Key_From_Customer_Id_Fast_Signal": tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Signal,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Alt": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Alt,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Cache": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Cache,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Gate": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Gate,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Legacy": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Legacy,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Mirror": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Mirror,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Preview": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Preview,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Related": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Related,
+    "Get_Vault_Pan_Reference_From_Tender_Id_V3_Signal": tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Signal,
 }

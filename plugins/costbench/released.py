@@ -5,15 +5,25 @@ common-sense filter); `costbench_queries(queries, T, fallback)` in the `.scn` fi
 one record per released query of subtask `T` (its four preferences, its time and location ids
 and its request text) instead of `fallback` (every preference combination). Nothing of the
 release is shipped with scn: the file is read where the user keeps it.
+
+Without a file the question is drawn from the compile seed (issue 19: fresh instances): the
+combinations come in a seeded order (so `sample N` keeps N drawn combinations, not the first N
+of a fixed enumeration, and an index says nothing about the preferences), and each task gets
+its own TimeInfo and LocationPreference ids drawn from the paper's five-digit id space, as the
+released queries carry their own. Two seeds therefore ask different questions even when they
+share a combination; the set of task ids, and with it every cost table (seeded by the task id),
+is the same at every seed, so the difficulty distribution does not move.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 from scn.evaluate import Record
+from scn.seeds import derive_seed
 
 DIMENSIONS = ("category", "tier", "style", "feature_package")
 
@@ -54,10 +64,42 @@ def text_of(query: dict[str, Any]) -> str:
     return str(body.get("input", "") if isinstance(body, dict) else body).strip()
 
 
+#: The datatypes' formats in `costbench.scn` (the paper's ids), and the id space drawn from.
+TIME_FORMAT = "<TimeInfo{:05}>"
+LOCATION_FORMAT = "<LocationPreference{:05}>"
+ID_SPACE = range(1, 100_000)
+
+
+def drawn(seed: int, subtask: str, fallback: Any) -> list[Record]:
+    """`fallback`'s combinations in an order drawn from `seed` and `subtask`, each with drawn
+    `time` and `location` ids (distinct within a subtask and split) and `index` its position in
+    the drawn order of its split. Splits stay apart and keep their order."""
+    by_split: dict[str, list[Record]] = {}
+    for record in fallback:
+        by_split.setdefault(str(record.get("split")), []).append(record)
+    out = []
+    for split, records in by_split.items():
+        facts = {"global": seed, "subtask": subtask, "split": split}
+        rng = random.Random(derive_seed(("global", "subtask", "split"), facts))
+        order = rng.sample(range(len(records)), len(records))
+        times = rng.sample(ID_SPACE, len(records))
+        places = rng.sample(ID_SPACE, len(records))
+        for index, (i, t, p) in enumerate(zip(order, times, places, strict=True)):
+            fields = {k: records[i].get(k) for k in records[i].keys()}
+            fields |= {
+                "index": index,
+                "time": TIME_FORMAT.format(t),
+                "location": LOCATION_FORMAT.format(p) if subtask != "location" else "",
+            }
+            out.append(Record.of(fields))
+    return out
+
+
 def queries(ctx: Any, path: Any, subtask: Any, fallback: Any) -> list[Any]:
-    """The released queries of `subtask` as task records (or `fallback` when `path` is "")."""
+    """The released queries of `subtask` as task records, or when `path` is "" the `fallback`
+    combinations drawn from the compile seed (`drawn`)."""
     if not str(path):
-        return list(fallback)
+        return drawn(int(getattr(ctx, "seed", 0)), str(subtask), fallback)
     out = []
     for i, q in enumerate(load(str(path))):
         if q["task"] != str(subtask):
