@@ -242,8 +242,8 @@ def settings(
     any other protocol asked for by name is recorded as `"protocol": NAME`; answer attempts
     only when there are several (`"attempts": N`); scheduling only when it is sequential
     (`"scheduling": "sequential"`; a replay without it plays parallel); a selection limit only
-    when the agent sets its own (`"select_tools": 0` under the no-selection ablation); a repeated run
-    (`scn run --runs N`) adds its index as `"run"`."""
+    when the agent sets its own (`"select_tools": 0` under the no-selection ablation); a
+    repeated run (`scn run --runs N`) adds its index as `"run"`."""
     out: dict[str, Any] = {"max_steps": max_steps, "seed": seed}
     if blocker is not None:
         out.update({"blocker": blocker, "blocks": blocks})
