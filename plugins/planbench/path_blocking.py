@@ -21,6 +21,7 @@ import hashlib
 import itertools
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from attrs import define, field
 
@@ -127,3 +128,36 @@ def select(
     return Plan(
         tuple(chosen), total, len(surviving), "resolved", seed, listed, truncated, surviving
     )
+
+
+#: How many tool sets `solution_sets` lists for a task whose truth records none.
+SOLUTION_SET_LIMIT = 64
+
+
+def solution_sets(env: Any) -> list[list[str]]:
+    """The solution paths to block among, for a task whose truth lists no tool sets (a
+    cheapest-path truth): its path first, then up to `SOLUTION_SET_LIMIT` inclusion-minimal
+    tool sets over its baseline tools (siblings are what blocking swaps in, never a route).
+
+    Why: with the path alone there is one set, and no block can leave one standing, so
+    path-preserving blocking would block nothing on such tasks (a composed scenario's)."""
+    from scn import solver
+
+    task, tools = env.task, env.bundle.tools
+    path = list(task["truth"].get("path") or [])
+    graph = [
+        solver.Tool(
+            name,
+            frozenset(p["datatype"] for p in tools[name]["params"]),
+            frozenset(tools[name]["outputs"]),
+            0.0,
+        )
+        for name in task.get("tools") or ()
+        if name in tools and tools[name].get("baseline") is None
+    ]
+    start = set(task.get("given") or ()) | set(task.get("stated") or ())
+    found = solver.minimal_tool_sets(
+        graph, frozenset(start), frozenset(task["goals"]), limit=SOLUTION_SET_LIMIT
+    )
+    first = frozenset(path)
+    return [path, *(sorted(s) for s in found if s != first)]
