@@ -57,7 +57,10 @@ def main() -> None:
         if default_s is None:
             default_s = float(r["total"])
     verdict = "MET" if default_s is not None and default_s < TARGET_S else "MISSED"
-    print(f"target: agency/trips at its default size < {TARGET_S:.0f} s -> {default_s:.2f} s: {verdict}")
+    print(
+        f"target: agency/trips at its default size < {TARGET_S:.0f} s"
+        f" -> {default_s:.2f} s: {verdict}"
+    )
 
 
 if __name__ == "__main__":

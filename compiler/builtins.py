@@ -1,8 +1,9 @@
 """Built-in functions of the `.scn` expression language and the built-in task generators.
 
-Functions are pure. Generators (`product`, `sample`, `reachable`) look at the scenario being built through
-a `GeneratorContext`, so they can enumerate reachable (inputs, target) pairs over the scenario's
-own tools; the built-in plugin registers them under the same hook a third party would use.
+Functions are pure. Generators (`product`, `sample`, `reachable`) look at the scenario being
+built through a `GeneratorContext`, so they can enumerate reachable (inputs, target) pairs over
+the scenario's own tools; the built-in plugin registers them under the same hook a third party
+would use.
 """
 
 from __future__ import annotations

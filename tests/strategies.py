@@ -538,7 +538,9 @@ def leaf_items() -> st.SearchStrategy:
                 st.one_of(
                     tools(),
                     siblings(),
-                    st.builds(m.Chain, name=name_templates(), attrs=attrs_(1), body=tup(chain_items())),
+                    st.builds(
+                        m.Chain, name=name_templates(), attrs=attrs_(1), body=tup(chain_items())
+                    ),
                 )
             ),
         ),

@@ -68,7 +68,6 @@ class RetrievingOracle:
 
     def next_action(self, observation: dict[str, Any]) -> dict[str, Any] | None:
         """The next call or retrieval along a set without known blocked tools (None: none)."""
-        goals = observation["goals"]
         held = {**self.stated, **observation["held"]}
         for tools in self.sets:
             if self.blocked & set(tools):
