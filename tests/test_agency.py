@@ -341,3 +341,36 @@ def test_two_seeds_profile_the_same_and_share_nothing(
     result = CliRunner().invoke(main, ["profile", str(bundle.root), str(other), "--agents", "-1"])
     assert result.exit_code == 0, result.output
     assert "same distribution, nothing shared" in result.output
+
+
+def test_an_llm_agent_plays_a_trip_through_the_harness(bundle: LoadedBundle) -> None:
+    """A real OpenAI client against a loopback server scripted with the oracle's actions: the
+    model first sees only `retrieve_tools`, retrieves, calls and answers, and the trip passes."""
+    from loopback_server import LoopbackServer, answer, tool_calls
+
+    from scn.runtime.llm import OpenAIAgent
+
+    task = sorted(bundle.tasks)[0]
+    played = play(bundle, task, "oracle")
+    replies = []
+    for step in played["steps"]:
+        action = step["action"]
+        if action["type"] == "retrieve":
+            replies.append(
+                tool_calls(("retrieve_tools", {k: v for k, v in action.items() if k != "type"}))
+            )
+        elif action["type"] == "call":
+            replies.append(tool_calls((action["tool"], action["args"])))
+        else:
+            replies.append(answer(action["answer"]))
+    retrieval, steps, _ = run_defaults(
+        bundle, retrieval=None, max_steps=None, blocker=None, blocks=None
+    )
+    with LoopbackServer(lambda body: answer("")) as server:
+        server.script(*replies)
+        llm = OpenAIAgent("loopback-model", server.base_url, backoff=0.01, max_backoff=0.05)
+        record = episode(bundle, task, llm, llm.name, max_steps=steps, retrieval=retrieval)
+        requests = list(server.requests)
+    assert [t["function"]["name"] for t in requests[0]["tools"]] == ["retrieve_tools"]
+    assert record["outcome"]["success"], record["steps"][-1]
+    assert record["outcome"]["cost"] == pytest.approx(played["outcome"]["cost"])
