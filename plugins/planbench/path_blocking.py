@@ -130,34 +130,29 @@ def select(
     )
 
 
-#: How many tool sets `solution_sets` lists for a task whose truth records none.
-SOLUTION_SET_LIMIT = 64
-
-
 def solution_sets(env: Any) -> list[list[str]]:
     """The solution paths to block among, for a task whose truth lists no tool sets (a
-    cheapest-path truth): its path first, then up to `SOLUTION_SET_LIMIT` inclusion-minimal
-    tool sets over its baseline tools (siblings are what blocking swaps in, never a route).
+    cheapest-path truth): its path first, then for each tool on it the cheapest path that
+    avoids that tool, over the task's baseline tools (siblings are what blocking swaps in).
 
     Why: with the path alone there is one set, and no block can leave one standing, so
-    path-preserving blocking would block nothing on such tasks (a composed scenario's)."""
-    from scn import solver
+    path-preserving blocking would block nothing on such tasks (a composed scenario's); with
+    these alternatives, blocking a tool of the cheapest path leaves about one route standing,
+    so the agent meets the block and must find the detour."""
+    from scn.runtime.blockers import optimal_path
 
     task, tools = env.task, env.bundle.tools
     path = list(task["truth"].get("path") or [])
-    graph = [
-        solver.Tool(
-            name,
-            frozenset(p["datatype"] for p in tools[name]["params"]),
-            frozenset(tools[name]["outputs"]),
-            0.0,
-        )
-        for name in task.get("tools") or ()
-        if name in tools and tools[name].get("baseline") is None
-    ]
+    names = [n for n in task.get("tools") or () if n in tools]
     start = set(task.get("given") or ()) | set(task.get("stated") or ())
-    found = solver.minimal_tool_sets(
-        graph, frozenset(start), frozenset(task["goals"]), limit=SOLUTION_SET_LIMIT
-    )
-    first = frozenset(path)
-    return [path, *(sorted(s) for s in found if s != first)]
+    costs = dict(task.get("costs") or {})
+    found = [path]
+    seen = {frozenset(path)}
+    for avoided in dict.fromkeys(path):
+        other, _ = optimal_path(
+            tools, [n for n in names if n != avoided], costs, start, list(task["goals"])
+        )
+        if other and frozenset(other) not in seen:
+            seen.add(frozenset(other))
+            found.append(sorted(other))
+    return found
