@@ -1,13 +1,16 @@
 """Built-in functions of the `.scn` expression language and the built-in task generators.
 
-Functions are pure. Generators (`product`, `reachable`) look at the scenario being built through
-a `GeneratorContext`, so they can enumerate reachable (inputs, target) pairs over the scenario's
-own tools; the built-in plugin registers them under the same hook a third party would use.
+Functions are pure. Generators (`product`, `sample`, `reachable`) look at the scenario being
+built through a `GeneratorContext`, so they can enumerate reachable (inputs, target) pairs over
+the scenario's own tools; the built-in plugin registers them under the same hook a third party
+would use.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -187,6 +190,44 @@ def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Reco
     return out
 
 
+def sample(ctx: GeneratorContext, n: Any = 1, key: Any = "", **axes: Any) -> list[Record]:
+    """Return `n` distinct combinations of the named axes, drawn from the compile seed and `key`.
+
+    Why: `product` asks the same questions at every seed, so a fresh seed shares every instance
+    with the last; a draw without replacement from the same axes keeps the distribution and
+    makes the questions new. Records carry the axes' values and `index` (0..n-1, in draw order);
+    `n` above the number of combinations gives them all.
+    """
+    if not axes:
+        raise ValueError("sample() needs named axes, like sample(n=10, color=colors, size=sizes)")
+    count = as_int(n, None)
+    if count < 0:
+        raise ValueError(f"sample() draws a count >= 0, not {count}")
+    columns = []
+    for name, value in axes.items():
+        if not isinstance(value, (list, tuple, range)):
+            raise ValueError(f"axis '{name}' is not a list")
+        column = as_iterable(value, None)
+        if not column:
+            raise ValueError(f"axis '{name}' is empty")
+        columns.append((name, column))
+    total = 1
+    for _, column in columns:
+        total *= len(column)
+    digest = hashlib.sha256(f"sample|{ctx.seed}|{key}".encode()).digest()
+    rng = random.Random(int.from_bytes(digest[:8], "big"))
+    out = []
+    for index, code in enumerate(rng.sample(range(total), min(count, total))):
+        fields: dict[str, Any] = {}
+        for name, column in reversed(columns):  # mixed radix, the last axis fastest
+            code, digit = divmod(code, len(column))
+            fields[name] = column[digit]
+        fields = {name: fields[name] for name, _ in columns}
+        fields["index"] = index
+        out.append(Record.of(fields))
+    return out
+
+
 def reachable(
     ctx: GeneratorContext,
     inputs: Any = range(1, 2),
@@ -258,5 +299,6 @@ def reachable(
 #: The built-in task generators: name -> (function, one-line doc).
 GENERATORS: dict[str, tuple[Callable[..., Any], str]] = {
     "product": (product, "every combination of named axes, with the common split tag"),
+    "sample": (sample, "n distinct combinations of named axes, drawn from the seed and a key"),
     "reachable": (reachable, "(inputs, target) pairs with a shortest solution in a length window"),
 }

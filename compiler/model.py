@@ -297,7 +297,7 @@ class Server:
     name: Template
     title: Template | None
     attrs: tuple[Attr, ...]
-    body: tuple[Tool | Sibling, ...]
+    body: tuple[Tool | Sibling | Chain, ...]
     span: Span | None = _span()
 
 

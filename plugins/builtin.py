@@ -32,6 +32,10 @@ DOMAINS = {
         "cases",
         "CCTU-style cases: four structures, the twelve constraint kinds drawn per case",
     ),
+    "agency": (
+        "trips",
+        "a travel agency at scale: every built-in benchmark's mechanism in one scenario",
+    ),
 }
 
 

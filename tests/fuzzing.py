@@ -196,7 +196,13 @@ _JSON_VALUES = st.recursive(
     ),
     max_leaves=8,
 )
-BUNDLES = ("cctu-cases", "retail-planbench", "multi_mcp-servers", "travel-costbench")
+BUNDLES = (
+    "cctu-cases",
+    "retail-planbench",
+    "multi_mcp-servers",
+    "travel-costbench",
+    "agency-trips",
+)
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -538,7 +538,15 @@ def leaf_items() -> st.SearchStrategy:
             name=name_templates(),
             title=opt(string_templates()),
             attrs=attrs_(2),
-            body=tup(st.one_of(tools(), siblings())),
+            body=tup(
+                st.one_of(
+                    tools(),
+                    siblings(),
+                    st.builds(
+                        m.Chain, name=name_templates(), attrs=attrs_(1), body=tup(chain_items())
+                    ),
+                )
+            ),
         ),
         st.builds(m.Blocker, name=identifiers(), attrs=attrs_()),
         st.builds(m.Constraint, name=identifiers(), params=tup(params(), 0, 2), attrs=attrs_()),

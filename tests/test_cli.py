@@ -250,6 +250,7 @@ def test_domains_lists_every_builtin_domain() -> None:
         ("travel", "costbench"),
         ("retail", "planbench_xl"),
         ("multi_mcp", "servers"),
+        ("agency", "trips"),
     ):
         assert f"{name}  (plugin builtin; " in result.stdout
         assert f"    {name}/{default} (default)\n" in result.stdout

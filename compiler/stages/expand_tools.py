@@ -429,6 +429,9 @@ class ToolBuilder:
         name = render(node.name, env)
         ctx = ctx.inherit(self, node.attrs, env, name, server=name)
         made = [self.single(t, env, ctx) for t in node.body if isinstance(t, m.Tool)]
+        for chain in node.body:  # a chain's tools and composites are served here too
+            if isinstance(chain, m.Chain):
+                self.chain(chain, env, ctx)
         for sib in node.body:
             if isinstance(sib, m.Sibling):
                 self.siblings(sib, env, made, ctx)

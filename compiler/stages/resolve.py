@@ -520,6 +520,9 @@ def check(program_items: list[m.Item], registry: Registry, errors: Collector) ->
         elif isinstance(item, m.Server):
             _check_attrs("server", item.attrs, errors)
             for sub in item.body:
+                if isinstance(sub, m.Chain):  # a chain served by this server
+                    _check_chain(sub, errors)
+                    continue
                 _check_attrs("tool" if isinstance(sub, m.Tool) else "sibling", sub.attrs, errors)
         elif isinstance(item, m.Blocker):
             _check_blocker(item, registry, errors)

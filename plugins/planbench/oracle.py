@@ -20,6 +20,7 @@ class RetrievingOracle:
 
     def __init__(self, bundle: Any, task: dict[str, Any]) -> None:
         self.bundle = bundle
+        self.task = task
         truth = task["truth"]
         sets = truth.get("minimal_sets") or [truth["path"]]
         self.sets = sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
@@ -32,10 +33,41 @@ class RetrievingOracle:
         spec = self.bundle.tools[tool]
         return sorted({p["datatype"] for p in spec["params"]}), spec["outputs"][0]
 
+    def replan(self, observation: dict[str, Any]) -> bool:
+        """Plan anew after an online blocker event, or when no set is left: the cheapest path
+        from what is held over the task's tools not known to be blocked (False: none).
+
+        Why: under a scheduled blocker (a ban, a repricing, hidden composites, a server out) the
+        ground-truth sets may be gone; the oracle then searches as the core's oracle does
+        (`scn.runtime.blockers.optimal_path`), at the latest prices it was shown."""
+        from scn.runtime.blockers import optimal_path
+
+        held = set(self.stated) | set(observation["held"])
+        names = [t for t in self.task.get("tools") or self.bundle.tools if t not in self.blocked]
+        costs = {**(self.task.get("costs") or {}), **(observation.get("costs") or {})}
+        path, _ = optimal_path(self.bundle.tools, names, costs, held, observation["goals"])
+        if not path:
+            return False
+        self.sets = [sorted(path)]
+        return True
+
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         goals = observation["goals"]
         if all(g in observation["held"] for g in goals):
             return answer_goals(goals, observation["held"])
+        events = observation.get("events") or []
+        for event in events:
+            if event.get("banned"):
+                self.blocked.add(str(event["banned"]))
+        if events:
+            self.replan(observation)
+        action = self.next_action(observation)
+        if action is None and self.replan(observation):
+            action = self.next_action(observation)
+        return action or answer_goals(goals, observation["held"])
+
+    def next_action(self, observation: dict[str, Any]) -> dict[str, Any] | None:
+        """The next call or retrieval along a set without known blocked tools (None: none)."""
         held = {**self.stated, **observation["held"]}
         for tools in self.sets:
             if self.blocked & set(tools):
@@ -54,10 +86,10 @@ class RetrievingOracle:
             if self.asked == tool:  # retrieved for it and it was not shown: blocked
                 self.blocked.add(tool)
                 self.asked = None
-                return self.act(observation)
+                return self.next_action(observation)
             self.asked = tool
             inputs, output = self.signature(tool)
             if len(inputs) > 2:  # only output-conditioned requests reach wider tools
                 return {"type": "retrieve", "output": output}
             return {"type": "retrieve", "inputs": inputs, "output": output}
-        return answer_goals(goals, held)
+        return None

@@ -239,3 +239,31 @@ def _covered(columns: tuple[np.ndarray, ...], masks: list[int], total: int) -> n
     for column in columns[1:]:
         hit |= per_tool[column]
     return hit
+
+
+def solution_sets(env: Any) -> list[list[str]]:
+    """The solution paths to block among, for a task whose truth lists no tool sets (a
+    cheapest-path truth): its path first, then for each tool on it the cheapest path that
+    avoids that tool, over the task's baseline tools (siblings are what blocking swaps in).
+
+    Why: with the path alone there is one set, and no block can leave one standing, so
+    path-preserving blocking would block nothing on such tasks (a composed scenario's); with
+    these alternatives, blocking a tool of the cheapest path leaves about one route standing,
+    so the agent meets the block and must find the detour."""
+    from scn.runtime.blockers import optimal_path
+
+    task, tools = env.task, env.bundle.tools
+    path = list(task["truth"].get("path") or [])
+    names = [n for n in task.get("tools") or () if n in tools]
+    start = set(task.get("given") or ()) | set(task.get("stated") or ())
+    costs = dict(task.get("costs") or {})
+    found = [path]
+    seen = {frozenset(path)}
+    for avoided in dict.fromkeys(path):
+        other, _ = optimal_path(
+            tools, [n for n in names if n != avoided], costs, start, list(task["goals"])
+        )
+        if other and frozenset(other) not in seen:
+            seen.add(frozenset(other))
+            found.append(sorted(other))
+    return found

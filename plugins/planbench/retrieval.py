@@ -171,7 +171,7 @@ class Retrieval(Protocol):
             self.enforce = int(options.get("enforce", 0))
             ratio = options.get("ratio")
             self.plan = path_blocking.select(
-                env.task["truth"].get("minimal_sets") or [env.task["truth"]["path"]],
+                env.task["truth"].get("minimal_sets") or path_blocking.solution_sets(env),
                 env.task_id,
                 global_seed=int(env.bundle.manifest.get("seed", 42)),
                 target=TARGET_PATHS,
