@@ -168,12 +168,13 @@ def test_truth_kind_profile_hook_adds_features(pair):
                 "room_type": None,
             },
             "reference_plan": [{"lunch": {"name": "x"}, "attraction": [{}, {}]}],
+            "reference_cost": 812.5,
         }
     }
     assert profile_reference(task) == {
         "trip_days": 5.0,
         "trip_people": 2.0,
-        "trip_budget": 900.0,
+        "budget_slack": 87.5,
         "hard_constraints": 1.0,
         "plan_stops": 3.0,
     }

@@ -53,8 +53,13 @@ HARD = ("cuisine", "house_rule", "room_type", "transportation")
 
 
 def profile_reference(task: dict[str, Any]) -> dict[str, float]:
-    """A TravelPlanner task's own difficulty (`scn profile`): the trip's length, cities, party
-    size and budget, how many hard constraints the query sets, and the reference plan's stops."""
+    """A TravelPlanner task's own difficulty (`scn profile`): the trip's length, cities and
+    party size, how tight its budget is, how many hard constraints the query sets, and the
+    reference plan's stops.
+
+    The budget enters as its slack over the reference plan's cost, not as dollars: every seed
+    draws its own sandbox, whose price level moves every budget of the bundle together (seed 2
+    failed the sameness test on dollars alone), while the slack is what makes a budget hard."""
     info = task.get("info") or {}
     query = info.get("query") or {}
     out: dict[str, float] = {}
@@ -62,11 +67,13 @@ def profile_reference(task: dict[str, Any]) -> dict[str, float]:
         ("days", "trip_days"),
         ("visiting_city_number", "trip_cities"),
         ("people", "trip_people"),
-        ("budget", "trip_budget"),
     ):
         value = query.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             out[name] = float(value)
+    budget, cost = query.get("budget"), info.get("reference_cost")
+    if _number(budget) and _number(cost):
+        out["budget_slack"] = float(budget) - float(cost)
     out["hard_constraints"] = float(sum(query.get(k) not in (None, [], "") for k in HARD))
     plan = info.get("reference_plan") or []
     out["plan_stops"] = float(
@@ -78,3 +85,7 @@ def profile_reference(task: dict[str, Any]) -> dict[str, float]:
         )
     )
     return out
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
