@@ -505,6 +505,8 @@ def run(
             return lambda: entry.factory(run_seed)
 
         loaded = LoadedBundle.load(bundle)
+        if protocol is None and retrieval is None and agent_name.startswith("openai:"):
+            retrieval, protocol = llm_cli.strategy_protocol(loaded, llm)
         retrieval, max_steps, blocks = run_defaults(
             loaded,
             retrieval=retrieval,

@@ -179,6 +179,16 @@ def llm_factory(
     )
 
 
+def strategy_protocol(bundle: Any, llm: dict[str, Any]) -> tuple[bool | None, str | None]:
+    """(retrieval, protocol) for a run that names no `--protocol`: the one the scenario's
+    `strategy_protocol` gives the strategy played, else (None, None) (the scenario's own)."""
+    from scn.runtime.harness import harness_of
+    from scn.runtime.run import requested_protocol
+
+    spec = harness_of(bundle.scenario)
+    return requested_protocol(None, spec.protocol_for(spec.strategy(llm.get("strategy"))))
+
+
 def dry_run(
     bundle: Any, task_id: str, model: str, base_url: str | None, llm: dict[str, Any], **env: Any
 ) -> str:

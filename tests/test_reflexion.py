@@ -87,6 +87,8 @@ def test_answer_attempts_declares_attempts_per_strategy(sole: Path) -> None:
         ("answer_attempts reflexion, 0", "ends with a whole number of attempts"),
         ("answer_attempts 3, reflexion", "ends with a whole number of attempts"),
         ('answer_attempts "x y", 2', "names strategies before its number"),
+        ("strategy_protocol react", "names one or more strategies, then the protocol"),
+        ('strategy_protocol react, "plan x"', "takes plain names"),
     ],
 )
 def test_a_bad_answer_attempts_is_a_located_compile_error(
@@ -173,7 +175,7 @@ def test_reflexion_over_http_reflects_retries_and_replays(sole: Path, tmp_path: 
             answer(good),
         )
         args = ["run", str(sole), "--agent", "openai:m", "--base-url", server.base_url]
-        args += ["--tasks", task_id, "--out", str(out), "--protocol", "plan_enquiry"]
+        args += ["--tasks", task_id, "--out", str(out)]  # the scenario's strategy_protocol
         result = CliRunner().invoke(main, [*args, "--strategy", "reflexion", "-q"])
         assert result.exit_code == 0, result.output
         first, _priced, reflection, retry = server.requests
@@ -189,6 +191,7 @@ def test_reflexion_over_http_reflects_retries_and_replays(sole: Path, tmp_path: 
     assert len(opened) == 3 and f"1. {lesson}" in opened[2]["content"]
     record = read_trajectories(out)[0]
     assert record["settings"]["attempts"] == 3 and record["harness"]["strategy"] == "reflexion"
+    assert record["settings"]["protocol"] == "plan_enquiry"  # recorded, so replays play it
     kinds = [s["action"]["type"] for s in record["steps"]]
     assert kinds == ["cost_enquiry", "answer", "answer"]
     assert [s.get("attempt") for s in record["steps"]] == [None, 1, 2]
@@ -279,3 +282,13 @@ def test_three_failed_enquiries_end_a_reflexion_attempt(sole: Path, tmp_path: Pa
     assert record["steps"][2]["attempt"] == 1 and record["outcome"]["success"]
     assert [a["step"] for a in record["outcome"]["attempts"]] == [2, 3]
     assert _replayed(record, tmp_path / "r.jsonl") == []
+
+
+def test_strategy_protocol_gives_react_and_reflexion_their_tools(sole: Path) -> None:
+    """`strategy_protocol react, reflexion, plan_enquiry`: those strategies play CostEnquiry's
+    protocol when the run names none; direct and CoT keep the scenario's own."""
+    spec = harness_of(LoadedBundle.load(sole).scenario)
+    assert spec.protocol_for("react") == spec.protocol_for("reflexion") == "plan_enquiry"
+    assert spec.protocol_for("direct") is None and spec.protocol_for("cot") is None
+    assert spec.protocol_for(None) is None  # the default strategy, direct
+    assert spec.rules()["strategy_protocol"] == ["react", "reflexion", "plan_enquiry"]

@@ -14,6 +14,7 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
       stop_failures 3                        # a tool failing over 3 times in a row ends it
       strategies direct, cot, react          # `scn run --strategy NAME`; the first is default
       answer_attempts reflexion, 3           # a judged answer returned with feedback, 3 tries
+      strategy_protocol react, plan_enquiry  # the protocol these strategies play by default
       temperature 0                          # decoding defaults (`--temperature` wins)
       max_tokens 16384
       select_tools 10                        # an episode selects at most 10 tools
@@ -42,6 +43,10 @@ prompt writes a reflection on the failed attempt and starts the next one with it
 (`scn.runtime.reflexion`). A role named after a strategy (`prompt cot, "..."`) is added to the
 system prompt when that strategy is played. `scn run --prompt ROLE=PATH` replaces any role, and
 the trajectory records each prompt's SHA-256 and where it came from.
+
+`strategy_protocol S1, ..., PROTOCOL` makes the named strategies play PROTOCOL when the run names
+no `--protocol` (TravelPlanner's ReAct and Reflexion planners need the CostEnquiry tool that its
+direct and CoT planners do not); the trajectory records the protocol played, so a replay plays it.
 """
 
 from __future__ import annotations
@@ -85,6 +90,8 @@ class Harness:
     strategies: tuple[str, ...] = ()
     #: (strategies it applies to, empty for all; answers an episode may try)
     answer_attempts: tuple[tuple[str, ...], int] | None = None
+    #: (strategies, the protocol they play when the run names none)
+    strategy_protocol: tuple[tuple[str, ...], str] | None = None
     generation: Mapping[str, Any] = field(factory=dict)  #: decoding defaults
 
     @property
@@ -119,6 +126,15 @@ class Harness:
         played = strategy if strategy is not None else self.strategy(None)
         return count if not names or played in names else 1
 
+    def protocol_for(self, strategy: str | None) -> str | None:
+        """The protocol `strategy` plays when the run names none (`strategy_protocol`), else
+        None (the scenario's own). A ReAct agent needs tools that a direct planner does not."""
+        if self.strategy_protocol is None:
+            return None
+        names, protocol = self.strategy_protocol
+        played = strategy if strategy is not None else self.strategy(None)
+        return protocol if played in names else None
+
     def with_prompts(self, files: Mapping[str, str | Path]) -> Harness:
         """This harness with roles replaced by the text of user files (`--prompt ROLE=PATH`).
 
@@ -148,6 +164,9 @@ class Harness:
         if self.answer_attempts is not None:
             names, count = self.answer_attempts
             out["answer_attempts"] = [*names, count]
+        if self.strategy_protocol is not None:
+            names, protocol = self.strategy_protocol
+            out["strategy_protocol"] = [*names, protocol]
         return out
 
     def record(self, strategy: str | None = None) -> dict[str, Any]:
@@ -216,9 +235,14 @@ def parse(block: Mapping[str, Any]) -> Harness:
                 code="data",
             )
         answer_attempts = (tuple(str(a) for a in attempts[:-1]), count)
+    pairing = block.get("strategy_protocol")
+    strategy_protocol = None
+    if isinstance(pairing, list) and len(pairing) >= 2:
+        strategy_protocol = (tuple(str(a) for a in pairing[:-1]), str(pairing[-1]))
     return Harness(
         prompts=prompts,
         answer_attempts=answer_attempts,
+        strategy_protocol=strategy_protocol,
         sources={role: "scenario" for role in prompts},
         answer_tag=one("answer_tag"),
         mask_results=one("mask_results"),

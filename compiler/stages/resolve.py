@@ -116,6 +116,7 @@ ARITY: dict[str, dict[str, Arity]] = {
         "stop_failures": ONE,
         "answer_attempts": LIST,
         "strategies": LIST,
+        "strategy_protocol": LIST,
         "select_tools": ONE,
         "scheduling": ONE,
         "mask_results": ONE,
@@ -635,6 +636,13 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
             continue
         if attr.key == "answer_attempts":  # `answer_attempts [STRATEGY, ...,] N`
             _check_attempts(attr, errors)
+            continue
+        if attr.key == "strategy_protocol" and len(attr.values) < 2:
+            errors.error(
+                "harness `strategy_protocol` names one or more strategies, then the protocol "
+                "they play",
+                attr.span,
+            )
             continue
         first = attr.values[0]
         said = str(first.template.text) if first.template is not None else first.text
