@@ -94,6 +94,95 @@ def test_every_test_member_has_several_phrasings_that_do_not_spell_it() -> None:
             assert member not in text and member.replace("_", " ") not in text, (member, text)
 
 
+#: A phrasing's words: lower-case runs of letters and digits, stopwords of <= 3 letters dropped.
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
+
+
+#: Test-split phrasings that reuse one word of their own member's name, as main had them before
+#: issue 13's train phrasings. Rewording them would change the committed test-split bundles and
+#: the recorded rows, so they are pinned here: the list may shrink, never grow.
+PINNED_OWN_WORDS = {
+    ("mid_sized_city", "medium-sized, big enough for variety but walkable"),
+    ("signature_theme_city", "a famous theme that runs through everything there"),
+    ("scenic_route", "a route that passes lovely landscapes"),
+    ("full_meal_and_beverage_service", "complete food service while travelling"),
+    ("special_luggage_allowance", "carrying more luggage than usual"),
+    ("lie_flat_or_sleeper_facility", "a bed or a seat that folds fully flat"),
+    ("specialized_pet_friendly_services", "services that welcome and look after animals"),
+    ("amusement_or_entertainment", "a park made for thrills and amusement"),
+    ("learning_and_knowledge_priority", "learning as much as I can"),
+    ("social_and_community_priority", "connecting with the community"),
+    ("in_depth_expert_guidance", "a knowledgeable guide who explains everything in depth"),
+    ("in_depth_expert_guidance", "detailed commentary from an expert"),
+    ("live_performances", "music or theatre happening live"),
+    ("hands_on_creation_experience", "getting my hands busy creating"),
+    ("immersive_themed_dining", "eating inside a themed world"),
+    ("street_food_vendor", "food from a cart outside"),
+    ("ambiance_and_setting_priority", "a pleasant, characterful setting"),
+    ("exceptional_view_or_setting", "an outstanding view from the table"),
+    ("chef_interaction_and_open_kitchen", "a kitchen in full sight of the guests"),
+    ("shopping_street", "strolling along a high street"),
+    ("shopping_street", "a street where the shops sit side by side"),
+    ("local_market_or_bazaar", "an open-air market"),
+    ("boutiques_and_specialty_stores", "niche stores with curated goods"),
+    ("brand_and_quality_priority", "reputation and quality of what I buy"),
+    ("duty_free", "goods free of customs charges"),
+    ("local_artisan_and_handcraft_specialty", "goods made by hand by local makers"),
+    ("vintage_and_second_hand_specialty", "second-hand treasures"),
+}
+
+
+def preference_enums(bundle: LoadedBundle) -> dict[str, dict[str, list[str]]]:
+    """Each preference dimension's members by split, from the compiled scenario (both splits
+    are there whichever split the tasks use)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for name, enum in bundle.scenario["enums"].items():
+        if name.endswith(("_category", "_tier", "_style", "_feature_package")):
+            for member, split in zip(enum["members"], enum["splits"], strict=True):
+                out.setdefault(name, {}).setdefault(split, []).append(str(member))
+    return out
+
+
+def test_every_member_of_both_splits_has_three_phrasings_without_its_own_words(
+    bundle: LoadedBundle,
+) -> None:
+    enums = preference_enums(bundle)
+    assert len(enums) == 24
+    assert sum(len(s.get("train", ())) for s in enums.values()) == 144
+    own = set()
+    for splits in enums.values():
+        assert set(splits) == {"test", "train"}
+        for member in (m for ms in splits.values() for m in ms):
+            options = PHRASES.get(member, ())
+            assert len(set(options)) >= 3, member
+            own |= {(member, t) for t in options if _words(member) & _words(t)}
+    assert own <= PINNED_OWN_WORDS, sorted(own - PINNED_OWN_WORDS)
+
+
+def test_train_phrasings_name_no_member_of_their_dimension_and_are_distinct(
+    bundle: LoadedBundle,
+) -> None:
+    for dim, splits in preference_enums(bundle).items():
+        siblings = [m for ms in splits.values() for m in ms]
+        texts = [t for m in siblings for t in PHRASES[m]]
+        assert len(texts) == len(set(texts)), dim
+        for member in splits["train"]:
+            for text in PHRASES[member]:
+                for other in siblings:
+                    assert not _words(other) & _words(text), (member, text, other)
+
+
+def test_a_train_split_request_spells_no_member(tmp_path: Path) -> None:
+    train = loaded(tmp_path, split="train")
+    vocab = {m for ms in (s["train"] for s in preference_enums(train).values()) for m in ms}
+    for task in train.tasks.values():
+        text = task["query"].lower()
+        assert "something " not in text, task["id"]  # the old fallback's mark
+        for value in task["stated"].values():
+            assert value in vocab and value.replace("_", " ") not in text, (task["id"], value)
+
+
 def test_phrasing_is_drawn_from_the_seed() -> None:
     a = [t["query"] for t in compiled(1).jsonl("tasks.jsonl")]
     b = [t["query"] for t in compiled(2).jsonl("tasks.jsonl")]

@@ -303,3 +303,18 @@ def test_probes_copy_enum_literals_the_request_spells():
         "major_metropolis"
     ]
     assert probe.spelled("location_tier", "somewhere quiet") == []
+
+
+def test_costbench_train_split_keeps_every_probe_within_its_bound(tmp_path):
+    """The train vocabulary is told in prose too: before its phrasings the request spelled each
+    member (`something regional hub`) and cheapest, first_listed and lexical passed it."""
+    from scn.api import compile_target
+
+    out = tmp_path / "train"
+    opts = {"split": "train", "sample": "4", "length": "5"}
+    write_bundle(compile_target("travel", seed=42, overrides=opts), out)
+    bundle = LoadedBundle.load(out)
+    report = probe_bundle(bundle, seed=0)
+    assert report.metric == "tcr" and report.bound.margin == 5
+    assert report.score("oracle") == 1.0
+    assert not report.passing(), report.to_json()

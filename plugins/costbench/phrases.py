@@ -3,16 +3,20 @@
 CostBench scores intent understanding: the request describes the four preferences in prose and the
 agent has to map them onto the decide tool's enum arguments. So no phrasing here may spell the
 member (`major_metropolis` is "a huge, busy city"), and each member has several phrasings so that
-matching the request against a fixed string table does not work. Train-split members (used only
-with `split=train|all`) have one phrasing each; test-split members, which the released queries
-use, have three.
+matching the request against a fixed string table does not work. Every member of both splits has
+three: the test-split ones (which the released queries use) here, the train-split ones
+(`split=train|all`) in `scn.plugins.costbench.phrases_train`, merged into `PHRASES` below. A
+member with no phrasing (only possible in a user's own vocabulary) falls back to its own words in
+`request.phrase`, which the scenario's probe bound then flags.
 """
 
 from __future__ import annotations
 
+from scn.plugins.costbench.phrases_train import TRAIN_PHRASES
+
 #: member -> phrasings. A phrasing is a noun phrase or clause that reads inside the sentence
 #: frames of `scn.plugins.costbench.request` (category, tier, style, feature_package).
-PHRASES: dict[str, tuple[str, ...]] = {
+_TEST_PHRASES: dict[str, tuple[str, ...]] = {
     # ---------------------------------------------------------------- location
     "city": ("somewhere urban", "a place with streets and a skyline", "a town-centre break"),
     "seaside": ("somewhere by the sea", "a spot on the coast", "a place where I can hear waves"),
@@ -464,3 +468,6 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "second-hand treasures",
     ),
 }
+
+#: Every member's phrasings, both splits (the two tables share no member).
+PHRASES: dict[str, tuple[str, ...]] = {**_TEST_PHRASES, **TRAIN_PHRASES}

@@ -63,8 +63,9 @@ def _rng(*parts: Any) -> random.Random:
 
 
 def phrase(member: str, rng: random.Random) -> str:
-    """One phrasing of an enum member, drawn with `rng`. A member without a written phrasing
-    (the train vocabulary's) falls back to its words, spaced out."""
+    """One phrasing of an enum member, drawn with `rng`. Every member of the built-in vocabulary
+    (both splits) has phrasings; a member of a user's own vocabulary without one falls back to
+    its words, spaced out, which the scenario's probe bound reports (the literal is spelled)."""
     options = PHRASES.get(member)
     if not options:
         return "something " + member.replace("_", " ")
