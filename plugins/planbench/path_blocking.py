@@ -23,22 +23,18 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, field
 
-#: numpy, imported on first use (`_np`): a process that never retrieves or plans blockers
-#: (most runs load this module through the plugin) does not pay its ~13 MiB.
-np: Any = None
+from scn.plugins.planbench import lazy_numpy
 
+if TYPE_CHECKING:
+    import numpy as np
 
-def _np() -> Any:
-    global np
-    if np is None:
-        import numpy
-
-        np = numpy
-    return np
+#: numpy, imported on first use (`lazy_numpy`): a process that never retrieves or plans
+#: blockers (most runs load this module through the plugin) does not pay for it.
+_np = lazy_numpy.numpy
 
 
 @define(frozen=True)

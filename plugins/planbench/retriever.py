@@ -26,9 +26,14 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, field
+
+from scn.plugins.planbench import lazy_numpy
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The most tools one retrieval returns (Λ_cap of appendix B.6).
 CAP = 30
@@ -48,18 +53,9 @@ NOTES = {
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-#: numpy, imported on first use (`_np`): a process that never retrieves or plans blockers
-#: (most runs load this module through the plugin) does not pay its ~13 MiB.
-np: Any = None
-
-
-def _np() -> Any:
-    global np
-    if np is None:
-        import numpy
-
-        np = numpy
-    return np
+#: numpy, imported on first use (`lazy_numpy`): a process that never retrieves or plans
+#: blockers (most runs load this module through the plugin) does not pay for it.
+_np = lazy_numpy.numpy
 
 
 def features(text: str) -> dict[str, int]:
