@@ -625,6 +625,9 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
     (the arity table says which); numbers and text where the tables above say so."""
     _check_attrs("harness", h.attrs, errors)
     for attr in h.attrs:
+        if attr.key == "describe":  # `describe kind, outputs, cost` or `describe none`
+            _check_describe(attr, errors)
+            continue
         if attr.key in HARNESS_TEXT:
             continue
         if attr.key == "tool_cap":  # merged into select_tools (one key, one meaning)
@@ -637,9 +640,6 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
             continue
         if attr.key == "answer_attempts":  # `answer_attempts [STRATEGY, ...,] N`
             _check_attempts(attr, errors)
-            continue
-        if attr.key == "describe":  # `describe kind, outputs, cost` or `describe none`
-            _check_describe(attr, errors)
             continue
         first = attr.values[0]
         said = str(first.template.text) if first.template is not None else first.text
