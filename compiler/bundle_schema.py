@@ -253,7 +253,9 @@ SCENARIO = {
                 "the Env and chosen by an LLM agent's selection request; bundles written "
                 "before it was merged say tool_cap); scheduling (parallel or sequential: the "
                 "Env refuses a turn of several calls); temperature, top_p, max_tokens; "
-                "probe_margin, probe_max, probe_tasks, probe_metric; side_effects."
+                "probe_margin, probe_max, probe_tasks, probe_metric; side_effects; describe "
+                "(the generated notes tool descriptions carry: kind, outputs, cost, or none; "
+                "unset: all three)."
             ),
             "additionalProperties": {
                 "type": "array",

@@ -27,26 +27,59 @@ if TYPE_CHECKING:
 _JSON_TYPES = {"number": "number", "bool": "boolean"}
 
 
-def describe_tool(tool: ToolDef, datatypes: dict[str, DatatypeDef]) -> str:
-    """Return the agent-facing description: the author's text plus kind, components, output, cost."""
+#: The notes `describe_tool` may add after the author's text, in the order they are written:
+#: the tool's kind (atomic, or a composite's steps), the datatypes it returns, its cost. A
+#: scenario keeps some with `harness { describe kind, cost }` or none with `describe none`;
+#: without the key it keeps all three.
+DESCRIBE_NOTES = ("kind", "outputs", "cost")
+
+
+def describe_notes(harness: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...]:
+    """Return the notes a scenario's harness keeps (`describe`; all of them when unset)."""
+    said = dict(harness).get("describe")
+    if said is None:
+        return DESCRIBE_NOTES
+    return tuple(n for n in DESCRIBE_NOTES if n in said)
+
+
+def describe_tool(
+    tool: ToolDef,
+    datatypes: dict[str, DatatypeDef],
+    notes: tuple[str, ...] = DESCRIBE_NOTES,
+    imitated: ToolDef | None = None,
+) -> str:
+    """Return the agent-facing description: the author's text plus the generated `notes`.
+
+    A sibling (`imitated` is the tool it copies) gets the kind note of that tool: whether a tool
+    is trusted must never show in what the model reads, or a model (or a probe) could tell a
+    real tool from a noisy one by its description alone.
+    """
     parts = [tool.description.strip()] if tool.description.strip() else []
-    if tool.kind == "composite":
-        parts.append(
-            f"Composite tool: runs {len(tool.components)} atomic tools in one call ({' -> '.join(tool.components)})."
-        )
-    elif tool.kind == "atomic" and tool.trusted:
-        parts.append("Atomic tool.")
-    outputs = ", ".join(tool.outputs)
-    parts.append(f"Returns {outputs}.")
-    if tool.cost is not None:
+    shown = imitated if imitated is not None else tool
+    if "kind" in notes:
+        if shown.kind == "composite":
+            steps = " -> ".join(shown.components)
+            parts.append(
+                f"Composite tool: runs {len(shown.components)} atomic tools in one call ({steps})."
+            )
+        else:
+            parts.append("Atomic tool.")
+    if "outputs" in notes:
+        parts.append(f"Returns {', '.join(tool.outputs)}.")
+    if "cost" in notes and tool.cost is not None:
         parts.append(f"Cost: {tool.cost:.2f} units per call.")
     return " ".join(parts)
 
 
 def tool_spec(
-    tool: ToolDef, datatypes: dict[str, DatatypeDef], enums: dict[str, tuple[str, ...]]
+    tool: ToolDef,
+    datatypes: dict[str, DatatypeDef],
+    enums: dict[str, tuple[str, ...]],
+    notes: tuple[str, ...] = DESCRIBE_NOTES,
+    imitated: ToolDef | None = None,
 ) -> dict[str, Any]:
-    """Return the dialect-neutral spec of a tool that every dialect converter starts from."""
+    """Return the dialect-neutral spec of a tool that every dialect converter starts from
+    (`notes` and `imitated` as `describe_tool` takes them)."""
     params = []
     for p in tool.params:
         dt = datatypes.get(p.datatype)
@@ -71,7 +104,7 @@ def tool_spec(
         )
     return {
         "name": tool.name,
-        "description": describe_tool(tool, datatypes),
+        "description": describe_tool(tool, datatypes, notes, imitated),
         "kind": tool.kind,
         "cost": tool.cost,
         "latency_ms": tool.latency_ms,
@@ -311,7 +344,11 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     datatypes = {d.name: d for d in scenario.datatypes}
     enums = {e.name: e.members for e in scenario.enums}
     source = ", ".join(name for name, _ in scenario.sources) or f"{scenario.domain}/{scenario.name}"
-    specs = [tool_spec(t, datatypes, enums) for t in scenario.tools]
+    notes = describe_notes(scenario.harness)
+    by_name = {t.name: t for t in scenario.tools}
+    specs = [
+        tool_spec(t, datatypes, enums, notes, by_name.get(t.baseline or "")) for t in scenario.tools
+    ]
     ctx.task_spans.update({t.id: t.span for t in scenario.tasks if t.span is not None})
     files: dict[str, bytes] = {}
     files["scenario.json"] = dumps(environment_record(scenario))

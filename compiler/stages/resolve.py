@@ -133,6 +133,8 @@ ARITY: dict[str, dict[str, Arity]] = {
         # `select_tools`)
         "tool_cap": ONE,
         "side_effects": LIST,
+        # the generated notes tool descriptions carry (scn.stages.emit.DESCRIBE_NOTES)
+        "describe": LIST,
     },
     "tasks": {
         "where": ONE,
@@ -624,6 +626,9 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
     (the arity table says which); numbers and text where the tables above say so."""
     _check_attrs("harness", h.attrs, errors)
     for attr in h.attrs:
+        if attr.key == "describe":  # `describe kind, outputs, cost` or `describe none`
+            _check_describe(attr, errors)
+            continue
         if attr.key in HARNESS_TEXT:
             continue
         if attr.key == "tool_cap":  # merged into select_tools (one key, one meaning)
@@ -657,6 +662,30 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
                     errors.error(f"harness `{attr.key}` takes a number", v.span or attr.span)
             elif not (v.op == "name" and v.template is not None and v.template.is_plain):
                 errors.error(f"harness `{attr.key}` takes plain names", v.span or attr.span)
+
+
+#: What `harness { describe ... }` may list: the notes of `scn.stages.emit.DESCRIBE_NOTES`
+#: (kept here too: the resolve stage does not import the emit stage), or `none` alone.
+DESCRIBE_VALUES = ("kind", "outputs", "cost")
+
+
+def _check_describe(attr: m.Attr, errors: Collector) -> None:
+    """`describe` lists the generated notes tool descriptions carry, each once, or says `none`."""
+    said: list[str] = []
+    for v in attr.values:
+        text = str(v.template.text) if v.template is not None else v.text
+        plain = v.op == "name" and v.template is not None and v.template.is_plain
+        if not plain or text not in (*DESCRIBE_VALUES, "none"):
+            errors.error(
+                f"harness `describe` lists {', '.join(DESCRIBE_VALUES)} (the notes tool "
+                f"descriptions carry) or says none; got '{text}'",
+                v.span or attr.span,
+            )
+        elif text in said:
+            errors.error(f"harness `describe` lists '{text}' twice", v.span or attr.span)
+        said.append(text)
+    if "none" in said and len(said) > 1:
+        errors.error("harness `describe none` stands alone", attr.span)
 
 
 def _check_attempts(attr: m.Attr, errors: Collector) -> None:
