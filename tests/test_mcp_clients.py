@@ -24,7 +24,7 @@ from mcp_serving import BUNDLE, serving  # noqa: E402
 
 from scn.runtime.bundle import LoadedBundle  # noqa: E402
 from scn.runtime.run import read_trajectories  # noqa: E402
-from scn.serve.mcp_server import server_tools  # noqa: E402
+from scn.serve.mcp_server import CLIENT_META, server_tools  # noqa: E402
 
 CLIENTS = ["mcp-handshake", "mcp-2026", "fastmcp"]
 
@@ -64,7 +64,9 @@ class Plain:
 
     async def names(self) -> list[str]:
         tools = await self.client.list_tools()
-        return [t.name for t in (tools if isinstance(tools, list) else tools.tools)]
+        listed = tools if isinstance(tools, list) else tools.tools
+        self.meta_keys = {k for t in listed for k in (t.meta or {})}
+        return [t.name for t in listed]
 
     async def call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str, Any]:
         if self.kind == "fastmcp":
@@ -103,6 +105,8 @@ def test_a_client_lists_calls_fails_readably_and_is_logged_when_it_walks_away(
     async def main() -> None:
         async with Plain(kind, f"{server['url']}/mcp/{group}?{query}") as client:
             assert await client.names() == expected
+            # what a tool is (a sibling, its canonical datatypes) stays in the bundle
+            assert client.meta_keys and client.meta_keys <= CLIENT_META
             bad, message, _ = await client.call(tool, {**args, "colour": "red"})
             assert bad and "colour" in message
             bad, message, _ = await client.call("no_such_tool", {})

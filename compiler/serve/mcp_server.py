@@ -101,6 +101,22 @@ def server_tools(bundle: LoadedBundle) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+#: The `_meta` keys of a bundle's MCP entry a client may see: what a call costs, how long it
+#: takes and which server answers. The others (`scn/kind`, `scn/output`,
+#: `scn/parameter_datatypes`) stay in the bundle: a tool's kind says whether it is a noisy or
+#: blocker sibling, and its datatypes are the canonical names the task must not hand over, so
+#: a client reading `_meta` would pass a benchmark a model has to understand.
+CLIENT_META = frozenset({"scn/cost", "scn/latency_ms", "scn/server"})
+
+
+def client_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A bundle's MCP tool entry as a client receives it: `_meta` kept to `CLIENT_META`."""
+    meta = entry.get("_meta")
+    if not isinstance(meta, dict):
+        return entry
+    return {**entry, "_meta": {k: v for k, v in meta.items() if k in CLIENT_META}}
+
+
 class Serving:
     """What every endpoint of one process shares: the bundle, its episodes and the settings."""
 
@@ -317,7 +333,7 @@ class Serving:
     # ------------------------------------------------------------ servers
     def server(self, name: str, entries: list[dict[str, Any]], control: bool) -> Server[Any]:
         """Build one MCP server over `entries` (and the control tools when `control`)."""
-        tools = [types.Tool.model_validate(e) for e in entries]
+        tools = [types.Tool.model_validate(client_entry(e)) for e in entries]
         if control:
             tools += _CONTROL_TOOLS
         names = {t.name for t in tools}
