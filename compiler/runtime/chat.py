@@ -90,12 +90,22 @@ def openai_tools(
     return out
 
 
-def user_message(task: dict[str, Any], held: dict[str, Any], rules: list[str] | None = None) -> str:
+def user_message(
+    task: dict[str, Any],
+    held: dict[str, Any],
+    rules: list[str] | None = None,
+    *,
+    listed: bool = True,
+) -> str:
+    """The opening user message: the request, a plan-judged bundle's rules, and the values the
+    task gives under their datatypes' names unless `listed` is False (a scenario whose requests
+    state their values in words, where the canonical names would hand over the mapping from
+    the request's paraphrase to the tools' arguments)."""
     lines = [str(task["query"]).strip()]
     if rules:  # a plan-judged bundle: its constraints, worded by their declarations
         lines += ["", "Your plan must keep these rules:"]
         lines += [f"- {rule}" for rule in rules]
-    if held:
+    if held and listed:
         lines += ["", "Values you hold:"]
         lines += [  # a fan-out task gives several values of a datatype
             f"- {datatype}: {value if isinstance(value, str) else ', '.join(value)}"

@@ -21,6 +21,8 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
       scheduling parallel                    # parallel | sequential: the Env refuses a turn
                                              # of several calls under sequential
       mask_results "Masked: see your notes."  # older tool results are replaced by this note
+      held_values unlisted                   # the request states the given values: they are
+                                             # not listed again under their datatypes' names
     }
 
 `select_tools N` has one meaning: an episode works with at most N tools of the repository. An LLM
@@ -87,6 +89,9 @@ class Harness:
     select_tools: int | None = None
     scheduling: str | None = None
     mask_results: str | None = None  #: the note that replaces a tool result once a newer arrives
+    #: `unlisted`: the opening message is the request alone, which states every value the task
+    #: gives (`listed`, the default, adds them under their datatypes' names)
+    held_values: str | None = None
     strategies: tuple[str, ...] = ()
     #: (strategies it applies to, empty for all; answers an episode may try)
     answer_attempts: tuple[tuple[str, ...], int] | None = None
@@ -157,7 +162,7 @@ class Harness:
     def rules(self) -> dict[str, Any]:
         """The protocol rules, as the trajectory records them (those declared only)."""
         out: dict[str, Any] = {}
-        for key in (*_INTS, "answer_tag", "scheduling", "mask_results"):
+        for key in (*_INTS, "answer_tag", "scheduling", "mask_results", "held_values"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -246,6 +251,7 @@ def parse(block: Mapping[str, Any]) -> Harness:
         sources={role: "scenario" for role in prompts},
         answer_tag=one("answer_tag"),
         mask_results=one("mask_results"),
+        held_values=one("held_values"),
         scheduling=scheduling,
         strategies=tuple(str(s) for s in block.get("strategies") or ()),
         generation=generation,

@@ -288,6 +288,7 @@ class OpenAIAgent(Requester):
                 task,
                 dict(task.get("values") or task.get("given", {})),
                 world.rules(bundle.scenario),
+                listed=self.harness.held_values != "unlisted",
             )
             return [{"role": "system", "content": system}, {"role": "user", "content": user}]
         values = self.prompt_values(bundle, task)
@@ -301,6 +302,7 @@ class OpenAIAgent(Requester):
                 task,
                 dict(task.get("values") or task.get("given", {})),
                 world.rules(bundle.scenario),
+                listed=self.harness.held_values != "unlisted",
             )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -400,7 +402,9 @@ class OpenAIAgent(Requester):
                 "",
                 "Your request is now:",
                 _user_message(
-                    {"query": query}, observation.get("values") or observation.get("held") or {}
+                    {"query": query},
+                    observation.get("values") or observation.get("held") or {},
+                    listed=self.harness.held_values != "unlisted",
                 ),
             ]
         if query is not None:

@@ -120,6 +120,7 @@ ARITY: dict[str, dict[str, Arity]] = {
         "select_tools": ONE,
         "scheduling": ONE,
         "mask_results": ONE,
+        "held_values": ONE,
         "temperature": ONE,
         "top_p": ONE,
         "max_tokens": ONE,
@@ -654,6 +655,11 @@ def _check_harness(h: m.Harness, errors: Collector) -> None:
         if attr.key == "scheduling" and said not in ("parallel", "sequential"):
             errors.error(
                 "harness `scheduling` is parallel or sequential", attr.values[0].span or attr.span
+            )
+            continue
+        if attr.key == "held_values" and said not in ("listed", "unlisted"):
+            errors.error(
+                "harness `held_values` is listed or unlisted", attr.values[0].span or attr.span
             )
             continue
         for v in attr.values:
