@@ -318,3 +318,20 @@ def test_costbench_train_split_keeps_every_probe_within_its_bound(tmp_path):
     assert report.metric == "tcr" and report.bound.margin == 5
     assert report.score("oracle") == 1.0
     assert not report.passing(), report.to_json()
+
+
+def test_probes_read_descriptions_as_the_model_is_shown_them() -> None:
+    """A probe matches the text a model reads (`tools/openai.json`: the author's description
+    plus the notes the scenario's `describe` adds), not only the author's text."""
+    from scn.runtime.chat import bundle_tools
+    from scn.runtime.probes import LexicalProbe, words
+
+    root = Path(__file__).resolve().parent.parent / "generated" / "travel-costbench"
+    bundle = LoadedBundle.load(root)
+    probe = LexicalProbe()
+    task = next(iter(bundle.tasks.values()))
+    probe.begin(bundle, task)
+    name = next(iter(bundle.tools))
+    shown = bundle_tools(bundle)[name]["function"]["description"]
+    assert "Atomic tool." in shown and "tool" not in words(bundle.tools[name]["description"])
+    assert {"atomic", "tool"} <= probe.listing_words(name)

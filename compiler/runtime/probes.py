@@ -38,10 +38,25 @@ def words(text: Any) -> set[str]:
     return {w for w in _WORD.findall(spaced.lower()) if w not in STOPWORDS}
 
 
-def tool_words(spec: dict[str, Any]) -> set[str]:
-    """What a tool's listing says: its name, description and parameter names."""
-    text = " ".join([spec["name"], spec.get("description") or ""])
+def tool_words(spec: dict[str, Any], description: str | None = None) -> set[str]:
+    """What a tool's listing says: its name, description (`description`: the text the model
+    is shown, else the author's) and parameter names."""
+    said = spec.get("description") if description is None else description
+    text = " ".join([spec["name"], said or ""])
     return words(text) | words(" ".join(p["name"] for p in spec["params"]))
+
+
+def shown_descriptions(bundle: LoadedBundle) -> dict[str, str]:
+    """Each tool's description as the model reads it (`tools/openai.json`, with the notes the
+    scenario's `describe` adds), so a probe matches what a model would; the author's text
+    where the bundle has no such file (a bundle being verified before it is written)."""
+    from scn.runtime.chat import bundle_tools
+
+    try:
+        listed = bundle_tools(bundle)
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {name: str(t["function"].get("description") or "") for name, t in listed.items()}
 
 
 def clauses(query: str) -> list[str]:
@@ -79,6 +94,8 @@ class Probe:
         self.seed = seed
 
     def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
+        if getattr(self, "bundle", None) is not bundle:
+            self.shown = shown_descriptions(bundle)
         self.bundle = bundle
         self.task_id = str(task["id"])
         self.rng = random.Random(f"{self.name}:{self.seed}:{self.task_id}")
@@ -89,6 +106,10 @@ class Probe:
         self.last_called = False
 
     # -- what the probe sees
+    def listing_words(self, name: str) -> set[str]:
+        """The words of a tool's listing as the model sees it."""
+        return tool_words(self.bundle.tools[name], self.shown.get(name))
+
     def remember(self, observation: dict[str, Any]) -> None:
         for value in observation["held"].values():
             self.seen.setdefault(str(value), None)
@@ -177,7 +198,7 @@ class LexicalProbe(Probe):
         query = words(observation["query"])
         best, score = None, 0
         for name in self.callable_now(observation):
-            overlap = len(query & tool_words(self.bundle.tools[name]))
+            overlap = len(query & self.listing_words(name))
             if overlap > score:
                 best, score = name, overlap
         return self.one(best, observation)
@@ -192,10 +213,7 @@ class LexicalBatchProbe(Probe):
 
     def choose(self, observation: dict[str, Any]) -> dict[str, Any] | None:
         query = words(observation["query"])
-        scored = [
-            (len(query & tool_words(self.bundle.tools[t])), t)
-            for t in self.callable_now(observation)
-        ]
+        scored = [(len(query & self.listing_words(t)), t) for t in self.callable_now(observation)]
         scored = [(n, t) for n, t in scored if n > 0]
         if not scored:
             return None
