@@ -18,6 +18,7 @@ from scn.truth import (
     TruthResult,
     costed,
     edges_of,
+    path_schedule,
     solution_graph,
     with_edges,
 )
@@ -47,6 +48,11 @@ def solve_min_cost(problem: Any) -> Any:
     if solution.best is None:
         return problem.unreachable(" with its tools")
     optimal = tuple(p.tools for p in solution.optimal)
+    path = solution.best.tools
+    # Tools served by servers (TPS-Bench's kind of tool space): the path's calls can share
+    # turns, so the truth also records its parallel schedule for the turn and time metrics.
+    served = bool(path) and all(problem.by_name[t].server for t in path)
+    schedule = path_schedule(path, problem.start, problem.by_name) if served else {}
     return TruthResult(
         reachable=True,
         path=solution.best.tools,
@@ -58,5 +64,6 @@ def solve_min_cost(problem: Any) -> Any:
         record={
             "optimal": [list(p) for p in optimal],
             "optimal_truncated": solution.truncated,
+            **schedule,
         },
     )
