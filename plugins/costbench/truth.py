@@ -5,7 +5,10 @@ optimal path (EMR), so each task records the min-cost path found by exact search
 paper's fewer-calls tie-break (`scn.solver.MinCostProblem`, generic) and every optimal path up
 to `OPTIMAL_LIMIT`. Thousands of tasks share a handful of shapes (same tools, start and goals,
 different prices): the search index, the minimal tool sets for the ban proof and the drawn
-graph are computed once per shape.
+graph are computed once per shape. When every tool on the path is served by a server (TPS-Bench's
+kind of tool space, as in the composed `agency` domain), the truth also records the path's
+parallel schedule (`scn.truth.path_schedule`) for the turn and time metrics; other bundles keep
+their bytes.
 """
 
 from __future__ import annotations
