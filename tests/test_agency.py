@@ -450,3 +450,34 @@ def test_tps_turn_and_time_metrics_are_scored(bundle: LoadedBundle, tmp_path: Pa
     assert oracle["completion_rate"] == 1.0 and null["completion_rate"] == 0.0
     assert oracle["turn_ratio"] >= 1.0 and oracle["time_ratio"] >= 1.0
     assert null["turn_ratio"] is None  # nothing completed: left out
+
+
+def test_path_schedule_groups_a_diamond_and_weighs_its_slow_branch() -> None:
+    """a feeds b and c, both feed d; e needs only a given value: three turns, the critical
+    path through the slower branch (a fixed case beside the property test above)."""
+    from scn.scenario import ToolDef, ToolParam
+    from scn.truth import path_schedule
+
+    def tool(name: str, inputs: str, output: str, ms: float) -> ToolDef:
+        params = tuple(ToolParam(d, d) for d in inputs.split())
+        return ToolDef(name, params, (output,), server="s", latency_ms=ms)
+
+    by_name = {
+        t.name: t
+        for t in (
+            tool("a", "g", "x", 10),
+            tool("b", "x", "y", 50),
+            tool("c", "x", "z", 20),
+            tool("d", "y z", "w", 5),
+            tool("e", "g", "v", 100),
+        )
+    }
+    fields = path_schedule(("a", "b", "c", "d", "e"), frozenset({"g"}), by_name)
+    assert fields == {
+        "layers": [["a", "e"], ["b", "c"], ["d"]],
+        "min_turns": 3,
+        "critical_path": ["e"],
+        "critical_latency_ms": 100.0,
+    }
+    fields = path_schedule(("a", "b", "c", "d"), frozenset({"g"}), by_name)
+    assert fields["critical_path"] == ["a", "b", "d"] and fields["critical_latency_ms"] == 65.0
