@@ -170,5 +170,53 @@ def with_edges(graph: tuple[Edge, ...], extra: tuple[Edge, ...]) -> tuple[Edge, 
     return tuple(sorted(known | set(extra)))
 
 
+def schedule_record(
+    nodes: list[str],
+    deps: Mapping[str, Iterable[str]],
+    weight: Mapping[str, float],
+    tool_of: Mapping[str, str],
+) -> tuple[tuple[tuple[str, ...], ...], dict[str, Any]]:
+    """Return a dependency DAG's layers (of nodes) and the truth fields TPS-Bench's metrics read.
+
+    Independent calls can share a turn, so the fewest turns is the DAG's layer count and the
+    shortest time its critical path weighted by `weight` (a tool's latency). The fields name
+    tools (`tool_of`): `layers`, `min_turns`, `critical_path`, `critical_latency_ms`. Shared by
+    every kind whose truth is a schedule, so they agree on what a turn is.
+
+    Raises:
+        ValueError: On a dependency cycle (`scn.solver.dag_layers`).
+    """
+    layers = solver.dag_layers(nodes, deps)
+    critical, latency = solver.critical_path(nodes, deps, weight)
+    return layers, {
+        "layers": [[tool_of[n] for n in layer] for layer in layers],
+        "min_turns": len(layers) if layers else None,
+        "critical_path": [tool_of[n] for n in critical],
+        "critical_latency_ms": latency,
+    }
+
+
+def path_schedule(
+    path: tuple[str, ...], start: frozenset[str], by_name: Mapping[str, ToolDef]
+) -> dict[str, Any]:
+    """Return the schedule fields (`schedule_record`) of a path played in parallel turns.
+
+    A call depends on the earliest call before it that produces each input it needs and was
+    not given, so it goes in the first turn after those: the turns a parallel agent needs,
+    the same grouping the runtime's re-planning uses (`scn.runtime.blockers.layered`).
+    """
+    width = len(str(max(len(path) - 1, 0)))
+    nodes = [f"{i:0{width}d}" for i in range(len(path))]  # sorted as the path runs
+    first: dict[str, str] = {}  # datatype -> the node that first produces it
+    deps: dict[str, list[str]] = {}
+    for node, name in zip(nodes, path, strict=True):
+        tool = by_name[name]
+        deps[node] = sorted({first[d] for d in tool.inputs - start if d in first})
+        for d in tool.outputs:
+            first.setdefault(d, node)
+    weight = {n: by_name[t].latency_ms or 1.0 for n, t in zip(nodes, path, strict=True)}
+    return schedule_record(nodes, deps, weight, dict(zip(nodes, path, strict=True)))[1]
+
+
 #: The signature of a truth kind's solver.
 SolveFn = Callable[[TruthProblem], TruthResult]

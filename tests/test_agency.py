@@ -374,3 +374,110 @@ def test_an_llm_agent_plays_a_trip_through_the_harness(bundle: LoadedBundle) -> 
     assert [t["function"]["name"] for t in requests[0]["tools"]] == ["retrieve_tools"]
     assert record["outcome"]["success"], record["steps"][-1]
     assert record["outcome"]["cost"] == pytest.approx(played["outcome"]["cost"])
+
+
+# --------------------------------------------------------------------------- TPS-Bench schedule
+
+
+def check_schedule(tools: dict[str, Any], task: dict[str, Any]) -> None:
+    """The truth's `layers` group its cheapest path into parallel turns by data dependency:
+    every call's inputs are given (or stated) or produced in an earlier layer, and no call could
+    go a layer earlier (so the layer count is the fewest turns); the critical path is a chain
+    of those dependencies weighing `critical_latency_ms`."""
+    from scn.runtime.blockers import layered
+    from scn.runtime.toolset import needed
+
+    truth = task["truth"]
+    path, layers = truth["path"], truth["layers"]
+    start = set(task["given"]) | set(task.get("stated") or {})
+    assert sorted(t for layer in layers for t in layer) == sorted(path)
+    assert truth["min_turns"] == len(layers) < len(path)  # some services run side by side
+    made: list[set[str]] = []  # made[k]: what layers 0..k produce
+    for k, layer in enumerate(layers):
+        have = start | (made[-1] if made else set())
+        for t in layer:
+            assert needed(tools[t]) <= have, (task["id"], t)
+            if k > 0:  # it waits for something the previous layer makes
+                early = start | (made[-2] if k > 1 else set())
+                assert not needed(tools[t]) <= early, (task["id"], t, k)
+        made.append(have | {o for t in layer for o in tools[t]["outputs"]})
+    assert layers == layered(tools, list(path), start)  # the runtime's re-planning agrees
+    chain = truth["critical_path"]
+    assert [t for t in path if t in chain] == chain
+    for before, after in itertools.pairwise(chain):
+        assert set(tools[before]["outputs"]) & needed(tools[after])
+    assert truth["critical_latency_ms"] == pytest.approx(sum(tools[t]["latency_ms"] for t in chain))
+
+
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 2**16), data=st.data())
+def test_truth_layers_are_a_minimal_topological_grouping(
+    bundle: LoadedBundle,
+    registry: object,
+    tmp_path_factory: pytest.TempPathFactory,
+    seed: int,
+    data: Any,
+) -> None:
+    for task in bundle.tasks.values():
+        check_schedule(bundle.tools, task)
+    other = tmp_path_factory.mktemp("seeded") / "bundle"
+    size = {"per_kind": "1", "length": str(data.draw(st.integers(3, 6), label="length"))}
+    write_bundle(
+        compile_target("agency/trips", registry=registry, overrides=size, seed=seed), other
+    )
+    drawn = LoadedBundle.load(other)
+    for task in drawn.tasks.values():
+        check_schedule(drawn.tools, task)
+
+
+def test_tps_turn_and_time_metrics_are_scored(bundle: LoadedBundle, tmp_path: Path) -> None:
+    """With the schedule in the truth, TPS-Bench's turn and time ratios are numbers: at least
+    1 for the oracle, which retrieves and then calls one tool per step (the harness allows one
+    call a step), against the fewest turns of an agent calling a layer at once."""
+    import json
+
+    runner = CliRunner()
+    out = tmp_path / "runs.jsonl"
+    for agent in ("oracle", "null"):
+        result = runner.invoke(main, ["run", str(bundle.root), "--agent", agent, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["score", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads(result.output)
+    oracle, null = scores["oracle"], scores["null"]
+    assert oracle["completion_rate"] == 1.0 and null["completion_rate"] == 0.0
+    assert oracle["turn_ratio"] >= 1.0 and oracle["time_ratio"] >= 1.0
+    assert null["turn_ratio"] is None  # nothing completed: left out
+
+
+def test_path_schedule_groups_a_diamond_and_weighs_its_slow_branch() -> None:
+    """a feeds b and c, both feed d; e needs only a given value: three turns, the critical
+    path through the slower branch (a fixed case beside the property test above)."""
+    from scn.scenario import ToolDef, ToolParam
+    from scn.truth import path_schedule
+
+    def tool(name: str, inputs: str, output: str, ms: float) -> ToolDef:
+        params = tuple(ToolParam(d, d) for d in inputs.split())
+        return ToolDef(name, params, (output,), server="s", latency_ms=ms)
+
+    by_name = {
+        t.name: t
+        for t in (
+            tool("a", "g", "x", 10),
+            tool("b", "x", "y", 50),
+            tool("c", "x", "z", 20),
+            tool("d", "y z", "w", 5),
+            tool("e", "g", "v", 100),
+        )
+    }
+    fields = path_schedule(("a", "b", "c", "d", "e"), frozenset({"g"}), by_name)
+    assert fields == {
+        "layers": [["a", "e"], ["b", "c"], ["d"]],
+        "min_turns": 3,
+        "critical_path": ["e"],
+        "critical_latency_ms": 100.0,
+    }
+    fields = path_schedule(("a", "b", "c", "d"), frozenset({"g"}), by_name)
+    assert fields["critical_path"] == ["a", "b", "d"] and fields["critical_latency_ms"] == 65.0

@@ -49,8 +49,10 @@ def with_references(
     (`registered`: the validator kinds by name, by default the installed plugins')."""
     tools, types = _context(scenario)
     registered = kinds() if registered is None else registered
+    cap = dict(scenario.harness).get("calls_per_step") or ()
+    per_step = int(float(cap[0])) if cap and str(cap[0]).replace(".", "", 1).isdigit() else 0
     return [
-        with_reference(task, truth, tools, types, records, errors, registered)
+        with_reference(task, truth, tools, types, records, errors, registered, per_step)
         if task.constraints is not None
         else truth
         for task, truth in zip(scenario.tasks, truths, strict=True)
@@ -65,14 +67,18 @@ def with_reference(
     records: dict[str, dict[str, str]],
     errors: Collector,
     registered: Mapping[str, Any] | None = None,
+    per_step: int = 0,
 ) -> GroundTruth:
     """Return `truth` with the task's reference trajectory, or record why it breaks a
-    constraint in `errors`."""
+    constraint in `errors`. `per_step` (the harness's `calls_per_step`; 0: no cap) splits a
+    layer of parallel calls into steps the harness accepts, so the reference stays playable."""
     if not truth.reachable:
         return truth
     values = records.get(task.record, {})
     constraints = [constraint_record(c, registered) for c in task.constraints or ()]
     layers = [list(layer) for layer in truth.get("layers", ())] or [[t] for t in truth.path]
+    if per_step:
+        layers = [la[i : i + per_step] for la in layers for i in range(0, len(la), per_step)]
     reply = compose_answer([values.get(g, "") for g in task.goals], constraints, registered)
     actions = reference_actions(layers, tools, values, types, reply)
     visible = list(task.tools) or list(tools)

@@ -5,7 +5,10 @@ optimal path (EMR), so each task records the min-cost path found by exact search
 paper's fewer-calls tie-break (`scn.solver.MinCostProblem`, generic) and every optimal path up
 to `OPTIMAL_LIMIT`. Thousands of tasks share a handful of shapes (same tools, start and goals,
 different prices): the search index, the minimal tool sets for the ban proof and the drawn
-graph are computed once per shape.
+graph are computed once per shape. When every tool on the path is served by a server (TPS-Bench's
+kind of tool space, as in the composed `agency` domain), the truth also records the path's
+parallel schedule (`scn.truth.path_schedule`) for the turn and time metrics; other bundles keep
+their bytes.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from scn.truth import (
     TruthResult,
     costed,
     edges_of,
+    path_schedule,
     solution_graph,
     with_edges,
 )
@@ -47,6 +51,11 @@ def solve_min_cost(problem: Any) -> Any:
     if solution.best is None:
         return problem.unreachable(" with its tools")
     optimal = tuple(p.tools for p in solution.optimal)
+    path = solution.best.tools
+    # Tools served by servers (TPS-Bench's kind of tool space): the path's calls can share
+    # turns, so the truth also records its parallel schedule for the turn and time metrics.
+    served = bool(path) and all(problem.by_name[t].server for t in path)
+    schedule = path_schedule(path, problem.start, problem.by_name) if served else {}
     return TruthResult(
         reachable=True,
         path=solution.best.tools,
@@ -58,5 +67,6 @@ def solve_min_cost(problem: Any) -> Any:
         record={
             "optimal": [list(p) for p in optimal],
             "optimal_truncated": solution.truncated,
+            **schedule,
         },
     )

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scn import solver
-from scn.truth import TruthProblem, TruthResult, VerifyContext, edges_of
+from scn.truth import TruthProblem, TruthResult, VerifyContext, edges_of, schedule_record
 
 
 def solve_dag(problem: TruthProblem) -> TruthResult:
@@ -26,14 +25,13 @@ def solve_dag(problem: TruthProblem) -> TruthResult:
         s.id: [d if d in ids else by_tool[d] for d in s.depends_on if d in ids or d in by_tool]
         for s in task.subtasks
     }
+    weight = {s.id: by_name[s.tool].latency_ms or 1.0 for s in task.subtasks}
+    tool_of = {s.id: s.tool for s in task.subtasks}
     try:
-        layers = solver.dag_layers(nodes, deps)
+        layers, schedule = schedule_record(nodes, deps, weight, tool_of)
     except ValueError as e:
         problem.error(f"subtasks form a cycle ({e})")
         return TruthResult(reachable=False)
-    weight = {s.id: by_name[s.tool].latency_ms or 1.0 for s in task.subtasks}
-    critical, latency = solver.critical_path(nodes, deps, weight)
-    tool_of = {s.id: s.tool for s in task.subtasks}
     path = tuple(tool_of[n] for layer in layers for n in layer)
     held = set(problem.start)
     for layer in layers:
@@ -54,12 +52,7 @@ def solve_dag(problem: TruthProblem) -> TruthResult:
         cost=round(sum(by_name[t].cost or 0.0 for t in path), 6),
         answer=problem.answer,
         edges=edges_of([path], problem.start, by_name),
-        record={
-            "layers": [[tool_of[n] for n in layer] for layer in layers],
-            "min_turns": len(layers) if layers else None,
-            "critical_path": [tool_of[n] for n in critical],
-            "critical_latency_ms": latency,
-        },
+        record=schedule,
     )
 
 
