@@ -155,3 +155,18 @@ def test_travelplanner_tool_use_statistics() -> None:
     assert table["dead_loop_rate"] == 0.5  # three identical actions in a row, once
     assert table["calls.FlightSearch"] == 2.0 and table["calls.Nope"] == 0.5
     assert tool_use([]) == {"tool_calls": None, "invalid_call_rate": None, "dead_loop_rate": None}
+
+
+def test_tpsbench_retrieval_requests_are_neither_turns_nor_subtasks_done() -> None:
+    """On a retrieval bundle (the composed `agency`), a step that asks for tools lists them in
+    its results; it must not count as a tool-call turn nor complete a subtask (a client that
+    retrieved every tool and called none would otherwise complete the task)."""
+    found = {"tool": "book", "ok": True, "valid": True, "trusted": True, "output": "tool"}
+    called = {"tool": "book", "ok": True, "valid": True, "trusted": True, "output": "Booking"}
+    retrieve = {"action": {"type": "retrieve", "output": "Booking"}, "results": [found]}
+    call = {"action": {"type": "call", "tool": "book"}, "results": [called]}
+    subtask = {"tool": "book", "output": None, "value": None}
+    only_found = {"steps": [retrieve]}
+    assert tpsbench.turns(only_found) == [] and not tpsbench.completed(only_found, subtask)
+    both = {"steps": [retrieve, call]}
+    assert tpsbench.turns(both) == [[called]] and tpsbench.completed(both, subtask)

@@ -114,9 +114,19 @@ def subtasks(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"tool": t, "output": None, "value": None} for t in path]
 
 
+#: A step that asks for tools rather than calling one (the retrieval protocol's): its results
+#: list the tools found, so it is neither a tool-call turn nor a subtask done.
+NOT_CALLS = frozenset({"retrieve"})
+
+
+def call_steps(record: dict[str, Any]) -> list[Any]:
+    """The record's steps that call tools (retrieval requests left out)."""
+    return [s for s in _list(record.get("steps")) if action_type(_dict(s)) not in NOT_CALLS]
+
+
 def completed(record: dict[str, Any], subtask: dict[str, Any]) -> bool:
     """Return whether one subtask was completed by a successful trusted call."""
-    for step in _list(record.get("steps")):
+    for step in call_steps(record):
         for r in _list(_dict(step).get("results")):
             r = _dict(r)
             if not trusted_ok(r):
@@ -134,7 +144,7 @@ def completed(record: dict[str, Any], subtask: dict[str, Any]) -> bool:
 def turns(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """Return the call attempts of each tool-call turn (steps with at least one call)."""
     out = []
-    for step in _list(record.get("steps")):
+    for step in call_steps(record):
         step = _dict(step)
         results = [_dict(r) for r in _list(step.get("results"))]
         if results:
