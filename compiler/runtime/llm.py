@@ -280,19 +280,13 @@ class OpenAIAgent(Requester):
         }
 
     def first_messages(self, bundle: LoadedBundle, task: dict[str, Any]) -> list[dict[str, Any]]:
-        """The system and user messages that open a task's conversation."""
+        """The system and user messages that open a task's conversation: the scenario's
+        prompts where it has them, else the built-in system prompt and the request."""
         prompts = self.harness.prompts
-        if not prompts:
-            system = SYSTEM_PROMPT
-            user = _user_message(
-                task,
-                dict(task.get("values") or task.get("given", {})),
-                world.rules(bundle.scenario),
-                listed=self.harness.held_values != "unlisted",
-            )
-            return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        values = self.prompt_values(bundle, task)
-        system = render(prompts.get("system", SYSTEM_PROMPT), values).strip()
+        values = self.prompt_values(bundle, task) if prompts else {}
+        system = SYSTEM_PROMPT
+        if prompts:
+            system = render(prompts.get("system", SYSTEM_PROMPT), values).strip()
         if self.strategy and self.strategy in prompts:
             system += "\n\n" + render(prompts[self.strategy], values).strip()
         if "user" in prompts:
