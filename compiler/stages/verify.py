@@ -91,20 +91,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     Raises:
         ScnVerifyError: naming each task that fails and why.
     """
-    errors = Collector()
-    count = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
-    try:
-        for problems in shards.run(ctx, verify_shard, bundle, count):
-            for task_id, problem in problems:
-                errors.error(
-                    f"task '{task_id}'{problem}", ctx.task_spans.get(task_id), code="verify"
-                )
-                if len(errors.items) >= ERROR_LIMIT:
-                    break
-            if len(errors.items) >= ERROR_LIMIT:
-                break
-    finally:
-        _CONTEXT.clear()
+    errors = replays(bundle, ctx)
     errors.raise_if_errors(ScnVerifyError)
     constrained = [  # only a line that mentions the key can carry it: parse just those
         t["id"]
@@ -117,6 +104,28 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     validity(bundle, ctx, errors)
     errors.raise_if_errors(ScnVerifyError)
     return bundle
+
+
+def replays(bundle: Bundle, ctx: CompileContext) -> Collector:
+    """Replay every task of `tasks.jsonl` (`verify_shard`, sharded over `ctx.workers`) and
+    collect the failures in task order, up to `ERROR_LIMIT`."""
+    errors = Collector()
+    count = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
+    try:
+        if ctx.backend != "ray":  # once, here: this process replays a share, forks inherit it
+            _replay_context(bundle)
+        for problems in shards.run(ctx, verify_shard, bundle, count):
+            for task_id, problem in problems:
+                errors.error(
+                    f"task '{task_id}'{problem}", ctx.task_spans.get(task_id), code="verify"
+                )
+                if len(errors.items) >= ERROR_LIMIT:
+                    break
+            if len(errors.items) >= ERROR_LIMIT:
+                break
+    finally:
+        _CONTEXT.clear()
+    return errors
 
 
 #: Verify stops collecting after this many failing tasks.
