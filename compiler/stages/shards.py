@@ -127,16 +127,21 @@ def bounds(count: int, shards: int) -> list[tuple[int, int]]:
 
 
 def run(
-    ctx: CompileContext, job: Job, payload: Any, count: int, codec: Codec = PLAIN
+    ctx: CompileContext,
+    job: Job,
+    payload: Any,
+    count: int,
+    codec: Codec = PLAIN,
+    items: int | None = None,
 ) -> Iterator[Any]:
     """Yield `job(payload, start, stop)` over contiguous shards of `range(count)`, in order.
 
-    One worker (or few items): one call, here. Otherwise the shards run in `ctx.workers`
-    processes (`ctx.backend`), their results unpacked by `codec`; a caller that stops early
-    ends the pool.
+    One worker (or few items: `items`, when `count` counts finer units such as bytes): one
+    call, here. Otherwise the shards run in `ctx.workers` processes (`ctx.backend`), their
+    results unpacked by `codec`; a caller that stops early ends the pool.
     """
     global _REGISTRY
-    if ctx.workers <= 1 or count < MIN_SHARDED:
+    if ctx.workers <= 1 or (count if items is None else items) < MIN_SHARDED:
         _REGISTRY = ctx.registry
         yield job(payload, 0, count)
         return

@@ -110,11 +110,14 @@ def replays(bundle: Bundle, ctx: CompileContext) -> Collector:
     """Replay every task of `tasks.jsonl` (`verify_shard`, sharded over `ctx.workers`) and
     collect the failures in task order, up to `ERROR_LIMIT`."""
     errors = Collector()
-    count = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
+    data = bundle.files["tasks.jsonl"]
     try:
         if ctx.backend != "ray":  # once, here: this process replays a share, forks inherit it
             _replay_context(bundle)
-        for problems in shards.run(ctx, verify_shard, bundle, count):
+        # Shards are byte ranges (a row is in the shard its first byte is in): no shard reads
+        # the rows before its own, and nothing counts rows first.
+        rows = data.count(b"\n") + (not data.endswith(b"\n"))
+        for problems in shards.run(ctx, verify_shard, bundle, len(data), items=rows):
             for task_id, problem in problems:
                 errors.error(
                     f"task '{task_id}'{problem}", ctx.task_spans.get(task_id), code="verify"
@@ -135,9 +138,14 @@ ERROR_LIMIT = 100
 _CONTEXT: dict[str, VerifyContext] = {}
 
 
-def _lines(data: bytes) -> Iterator[bytes]:
-    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses)."""
+def _lines(data: bytes, start: int | None = None) -> Iterator[bytes]:
+    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses); from
+    byte `start` on, every line, blank ones too (their lengths add up to positions)."""
     with io.BytesIO(data) as f:
+        if start is not None:
+            f.seek(start)
+            yield from f
+            return
         for line in f:
             if line.strip():
                 yield line
@@ -162,16 +170,20 @@ def _replay_context(bundle: Bundle) -> VerifyContext:
 
 
 def verify_shard(bundle: Bundle, start: int, stop: int) -> list[tuple[str, str]]:
-    """Replay rows `start..stop` of `tasks.jsonl`: (task id, what is wrong) for each failing
-    task, stopping as the serial loop would."""
+    """Replay the rows of `tasks.jsonl` that begin in bytes `start..stop`: (task id, what is
+    wrong) for each failing task, stopping as the serial loop would."""
     context = _replay_context(bundle)
     kinds = shards.registry().truth_kinds
     out: list[tuple[str, str]] = []
-    for index, line in enumerate(_lines(bundle.files["tasks.jsonl"])):
-        if index < start:
-            continue
-        if index >= stop or len(out) >= ERROR_LIMIT:
+    data = bundle.files["tasks.jsonl"]
+    if start > 0:  # the first row that begins at or after `start`
+        start = data.find(b"\n", start - 1) + 1 or len(data)
+    for line in _lines(data, start):
+        if start >= stop or len(out) >= ERROR_LIMIT:
             break
+        start += len(line)
+        if not line.strip():
+            continue
         task = json.loads(line)
         problem = _check_task(task, kinds.get(task["truth"].get("kind")), context)
         if problem is not None:
