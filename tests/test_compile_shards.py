@@ -79,6 +79,7 @@ def test_any_sharding_gives_the_serial_bundle(
 ) -> None:
     monkeypatch.setattr(shards, "MIN_SHARDED", 1)
     monkeypatch.setattr(shards, "SHARDS_PER_WORKER", per_worker)
+    monkeypatch.setattr(shards, "TAKEN_SHARDS_PER_WORKER", per_worker)
     assert compiled("cctu", workers, seed) == compiled("cctu", 1, seed)
 
 
@@ -258,3 +259,34 @@ def test_solve_outcomes_cross_processes_unchanged(odd_record: bool) -> None:
     assert back[3].kind is ScnSemanticError and back[3].diagnostics == raised.diagnostics
     if not odd_record:
         assert back[0][0].edges is back[1][0].edges  # shared tuples stay shared
+
+
+def _fails_on(item: int, start: int, stop: int) -> list[int]:
+    if start <= item < stop:
+        raise ValueError(f"bad item {item}")
+    return list(range(start, stop))
+
+
+def _dies_outside(driver: int, start: int, stop: int) -> list[int]:
+    import os
+    import time
+
+    if os.getpid() != driver:
+        os._exit(3)
+    time.sleep(0.01)  # leave the other process time to take a shard
+    return list(range(start, stop))
+
+
+def test_a_crash_in_any_process_is_raised_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shards go to whichever process is free: a bug raised in either surfaces in the driver,
+    and a worker that dies (killed) is an error, not a hang."""
+    import os
+
+    ctx = CompileContext(REGISTRY, 42, {}, workers=2)
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    assert [x for part in shards.run(ctx, _fails_on, -1, 100) for x in part] == list(range(100))
+    for item in (0, 50, 99):
+        with pytest.raises(ValueError, match=f"bad item {item}"):
+            list(shards.run(ctx, _fails_on, item, 100))
+    with pytest.raises(RuntimeError, match=r"exit codes \[3\]"):
+        list(shards.run(ctx, _dies_outside, os.getpid(), 100))
