@@ -115,8 +115,8 @@ def replays(bundle: Bundle, ctx: CompileContext) -> Collector:
         if ctx.backend != "ray":  # once, here: this process replays a share, forks inherit it
             _replay_context(bundle)
         # Shards are byte ranges (a row is in the shard its first byte is in): no shard reads
-        # the rows before its own, and nothing counts rows first.
-        rows = data.count(b"\n") + (not data.endswith(b"\n"))
+        # the rows before its own, and nothing counts all the rows first (0.1 s for 250 MB).
+        rows = _rows_up_to(data, shards.MIN_SHARDED)
         for problems in shards.run(ctx, verify_shard, bundle, len(data), items=rows):
             for task_id, problem in problems:
                 errors.error(
@@ -136,6 +136,15 @@ ERROR_LIMIT = 100
 
 #: The replay context of the bundle being verified, kept for the shards one process runs.
 _CONTEXT: dict[str, VerifyContext] = {}
+
+
+def _rows_up_to(data: bytes, limit: int) -> int:
+    """How many lines `data` holds, counted no further than `limit`."""
+    rows = at = 0
+    while rows < limit and at < len(data):
+        at = data.find(b"\n", at) + 1 or len(data)
+        rows += 1
+    return rows
 
 
 def _lines(data: bytes, start: int | None = None) -> Iterator[bytes]:
