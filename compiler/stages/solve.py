@@ -232,11 +232,11 @@ _FIELDS = tuple(f.name for f in attrs.fields(GroundTruth))
 _fields_of = operator.attrgetter(*_FIELDS)
 
 
-def _pack(outcomes: list[Any]) -> tuple[bytes, dict[int, Any]]:
+def _pack(outcomes: list[Any]) -> tuple[bool, bytes, dict[int, Any]]:
     """A shard's outcomes for the driver: each truth as the marshalled tuple of its fields (the
     driver reads 18,000 of them in 0.1 s, against 0.26 s to unpickle the objects; shared
-    tuples stay shared), and as they are the outcomes that carry diagnostics or an error, or
-    any whose record marshal cannot hold."""
+    tuples stay shared), and as they are the outcomes that carry diagnostics or an error; all
+    of them pickled when a record holds something marshal cannot write."""
     rows: list[tuple[Any, ...] | None] = []
     odd: dict[int, Any] = {}
     for index, outcome in enumerate(outcomes):
@@ -246,14 +246,14 @@ def _pack(outcomes: list[Any]) -> tuple[bytes, dict[int, Any]]:
         else:
             rows.append(_fields_of(outcome[0]))
     try:
-        return marshal.dumps(rows), odd
+        return True, marshal.dumps(rows), odd
     except ValueError:  # a kind's record holds something only pickle writes
-        return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL), {-1: None}
+        return False, pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL), {}
 
 
-def _unpack(packed: tuple[bytes, dict[int, Any]]) -> list[Any]:
-    data, odd = packed
-    if -1 in odd:
+def _unpack(packed: tuple[bool, bytes, dict[int, Any]]) -> list[Any]:
+    marshalled, data, odd = packed
+    if not marshalled:
         return pickle.loads(data)  # type: ignore[no-any-return]
     return [
         (GroundTruth(*row), ()) if row is not None else odd[index]
