@@ -199,16 +199,64 @@ def release_catalog(
     sets are all minimal. On the 327 released tasks this drops nothing
     (tests/test_planbench_release.py).
     """
-    sig = _signature(atomic)
+    tables = _tables(atomic)
     goal_set = frozenset(goals)
     # The search and the minimality check read only the datatypes a goal can be made from (its
     # cone): the start's other members change nothing, so pairs that differ only there share
     # one search. PlanBench-XL's generated mode measures 54,938 pairs; they make 6,594 searches.
-    relevant = frozenset(start) & _cone(sig, goal_set, CATALOG_MAX_INPUTS)
-    return _release_catalog(sig, relevant, goal_set, min_size)
+    cone = tables.cones.get(goal_set)
+    if cone is None:
+        cone = tables.cones[goal_set] = _cone(tables.sig, goal_set, CATALOG_MAX_INPUTS)
+    key = (frozenset(start) & cone, goal_set, min_size)
+    found = tables.answers.get(key)
+    if found is None:
+        found = tables.answers[key] = _release_catalog(tables, *key)
+    return found
 
 
-@functools.lru_cache(maxsize=1 << 12)
+class _Tables:
+    """What the catalogue keeps per tool list: its signature, each goal set's cone, and every
+    answer. A generated-task compile asks about tens of thousands of (start, goal) pairs over one
+    list, each twice (the `reachable` generator measures the pair, then the truth kind solves
+    the task); rebuilding and hashing the signature per call cost as much as the searches."""
+
+    __slots__ = ("sig", "cones", "answers", "unique")
+
+    def __init__(self, sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...]) -> None:
+        self.sig = sig
+        self.cones: dict[frozenset[str], frozenset[str]] = {}
+        self.answers: dict[tuple[frozenset[str], frozenset[str], int], tuple[frozenset[str], ...]]
+        self.answers = {}
+        #: No two tools share a name (a bit then stands for one tool: `_minimal`'s shortcut).
+        self.unique = len({name for name, _, _ in sig}) == len(sig)
+
+
+#: Tool lists seen lately, by identity (a tuple is the same list while it lives; the entry
+#: holds it, so its id is not reused), and the tables by signature.
+_BY_ID: dict[int, tuple[Sequence[solver.Tool], _Tables]] = {}
+_BY_SIG: dict[tuple[tuple[str, frozenset[str], frozenset[str]], ...], _Tables] = {}
+_KEPT = 16  #: how many tool lists and tables stay cached (a compile uses one or two)
+
+
+def _tables(atomic: Sequence[solver.Tool]) -> _Tables:
+    """The tables of a tool list: found by identity for a tuple (no signature built), else by
+    signature."""
+    hit = _BY_ID.get(id(atomic))
+    if hit is not None and hit[0] is atomic:
+        return hit[1]
+    sig = _signature(atomic)
+    tables = _BY_SIG.get(sig)
+    if tables is None:
+        if len(_BY_SIG) >= _KEPT:
+            _BY_SIG.clear()
+        tables = _BY_SIG[sig] = _Tables(sig)
+    if isinstance(atomic, tuple):  # a list could change under the same id
+        if len(_BY_ID) >= _KEPT:
+            _BY_ID.clear()
+        _BY_ID[id(atomic)] = (atomic, tables)
+    return tables
+
+
 def _cone(
     sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
     goals: frozenset[str],
@@ -244,16 +292,11 @@ def _input_sets(
     return out
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _release_catalog(
-    sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
-    start: frozenset[str],
-    goals: frozenset[str],
-    min_size: int,
+    tables: _Tables, start: frozenset[str], goals: frozenset[str], min_size: int
 ) -> tuple[frozenset[str], ...]:
-    """`release_catalog`, kept per (tools, start, goals, min_size): a generated-task compile asks
-    for each task's catalogue twice (the `reachable` generator measures the pair, then the truth
-    kind solves the task), and the search is the bulk of that compile."""
+    """`release_catalog` for the start's members in the goals' cone (computed once per key)."""
+    sig = tables.sig
     first = tuple(sorted(goals - start))
     masks = _search(sig, start, first, None, CATALOG_MAX_INPUTS)
     bits_of, io = _datatype_masks(sig)
@@ -264,7 +307,7 @@ def _release_catalog(
     for mask in masks:
         if _popcount(mask) < min_size:
             continue
-        if _minimal([io[b] for b in _bits(mask)], start_mask, goal_mask):
+        if _minimal([io[b] for b in _bits(mask)], start_mask, goal_mask, tables.unique):
             kept.append(_names(mask, names))
     kept.sort(key=lambda s: (len(s), tuple(sorted(s))))
     return tuple(kept)
@@ -327,9 +370,26 @@ def _reaches(tools: Sequence[tuple[int, int]], start: int, goals: int) -> bool:
     return True
 
 
-def _minimal(tools: list[tuple[int, int]], start: int, goals: int) -> bool:
-    """Whether the set reaches the goals and no set with one tool fewer does (reaching is
-    monotone in the set, so this is inclusion-minimality)."""
+def _minimal(tools: list[tuple[int, int]], start: int, goals: int, unique: bool = False) -> bool:
+    """Whether a set the search found reaches the goals and no set with one tool fewer does
+    (reaching is monotone in the set, so this is inclusion-minimality).
+
+    The shortcut (`unique`: no two tools share a name): the search picks each tool of a set to
+    make one datatype it still needs (not in the start), a goal or an input of a tool picked
+    before it. If no datatype outside the start has two makers in the set, leaving a tool out
+    leaves the datatype it was picked for unmade, so the tool that needed it cannot run, and so
+    on up to a goal: every tool is needed, and one fixpoint decides. Otherwise each tool is
+    left out in turn."""
+    if unique:
+        made = 0
+        outside = ~start
+        for t in tools:
+            out = t[1] & outside
+            if made & out:
+                break
+            made |= out
+        else:
+            return _reaches(tools, start, goals)
     return _reaches(tools, start, goals) and not any(
         _reaches(tools[:i] + tools[i + 1 :], start, goals) for i in range(len(tools))
     )

@@ -33,14 +33,72 @@ def _declared(tool: Any) -> tuple[str, int, int]:
     return (span.file, span.line, span.column) if span is not None else ("", 0, 0)
 
 
+class _Shape:
+    """What every task over one tool list shares: the tools by name with their inputs, which
+    tools read each datatype (a two-input task's labels ask that of each catalogued set), what
+    each datatype reaches, and the atomic tools and default prices of the list. Built once per
+    list: a generated-task compile has tens of thousands of tasks over one list of 1,665 tools,
+    and rebuilding these per task cost more than the labels themselves."""
+
+    __slots__ = ("tools", "inputs_of", "readers", "reached", "derived")
+
+    def __init__(self, tools: Sequence[Any]) -> None:
+        self.tools = tools
+        self.inputs_of = {t.name: t.inputs for t in tools}
+        readers: dict[str, list[str]] = {}
+        for name, inputs in self.inputs_of.items():
+            for d in inputs:
+                readers.setdefault(d, []).append(name)
+        self.readers = {d: frozenset(names) for d, names in readers.items()}
+        self.reached: dict[str, frozenset[str]] = {}
+        #: Per-list values the callers derive (atomic tools, default prices), by their key.
+        self.derived: dict[str, Any] = {}
+
+    def reads(self, datatype: str) -> frozenset[str]:
+        return self.readers.get(datatype, frozenset())
+
+    def reach(self, datatype: str, tools: Sequence[solver.Tool]) -> frozenset[str]:
+        """What `datatype` alone reaches over `tools` (the solver's view of this list)."""
+        found = self.reached.get(datatype)
+        if found is None:
+            found = self.reached[datatype] = solver.reachable(tools, [datatype])
+        return found
+
+    def labels(
+        self, sets: tuple[frozenset[str], ...], given: Sequence[str], tools: Sequence[solver.Tool]
+    ) -> tuple[str | None, str | None]:
+        """A two-input task's (usefulness, kind) from its tool sets (`task_kinds`)."""
+        a, b = given
+        use = task_kinds.input_use_by_readers(sets, self.reads(a), self.reads(b))
+        return use, task_kinds.two_input_kind(
+            use, given, tools, reach=lambda d: self.reach(d, tools)
+        )
+
+
+#: Shapes of the tool lists seen lately, by identity (the entry holds the list, so its id is not
+#: reused while the entry lives); lists are tuples of frozen tools, so a shape never goes stale.
+_SHAPES: dict[int, _Shape] = {}
+_KEPT = 16
+
+
+def _shape(tools: Sequence[Any]) -> _Shape:
+    found = _SHAPES.get(id(tools))
+    if found is None or found.tools is not tools:
+        if not isinstance(tools, tuple):
+            return _Shape(tools)
+        if len(_SHAPES) >= _KEPT:
+            _SHAPES.clear()
+        found = _SHAPES[id(tools)] = _Shape(tools)
+    return found
+
+
 def _sets(problem: TruthProblem, catalog: bool) -> tuple[frozenset[str], ...]:
     """The task's tool sets, computed once per shape (tools, start, goals)."""
-    names = tuple(t.name for t in problem.tools)
-    key = (names, problem.start, problem.goals)
+    key = (_shape(problem.tools), problem.start, problem.goals)  # the shape hashes by identity
     found = problem.memo.get(key)
     if found is None:
         if catalog:  # over the atomic tools (the release never lists a composite), in file order
-            found = release_catalog(_atomic(problem, names), problem.start, problem.goals)
+            found = release_catalog(_atomic(problem), problem.start, problem.goals)
         else:
             found = solver.minimal_tool_sets(
                 costed(problem.tools), problem.start, problem.goals, limit=MINIMAL_SET_LIMIT
@@ -49,27 +107,27 @@ def _sets(problem: TruthProblem, catalog: bool) -> tuple[frozenset[str], ...]:
     return found
 
 
-def _atomic(problem: TruthProblem, names: tuple[str, ...]) -> tuple[Any, ...]:
+def _atomic(problem: TruthProblem) -> tuple[Any, ...]:
     """The task's atomic tools in declaration order, as the solver sees them; built once per
     tool list (a generated-task compile has tens of thousands of tasks over one list)."""
-    key = ("atomic", names)
-    if key not in problem.memo:
+    derived = _shape(problem.tools).derived
+    if "atomic" not in derived:
         atomic = [t for t in sorted(problem.tools, key=_declared) if t.kind == "atomic"]
-        problem.memo[key] = costed(atomic)
-    return problem.memo[key]
+        derived["atomic"] = costed(atomic)
+    return derived["atomic"]
 
 
-def _priced(problem: TruthProblem) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]:
-    """(tools priced for this task, the same by name, each tool's inputs by name); shared by
-    the tasks that set no price of their own."""
+def _priced(problem: TruthProblem) -> tuple[tuple[Any, ...], dict[str, Any], _Shape]:
+    """(tools priced for this task, the same by name, the list's shape); shared by the tasks
+    that set no price of their own."""
     costs = dict(problem.task.costs)
-    key = ("priced", tuple(t.name for t in problem.tools)) if not costs else None
-    if key is not None and key in problem.memo:
-        return problem.memo[key]
+    shape = _shape(problem.tools)
+    if not costs and "priced" in shape.derived:
+        return shape.derived["priced"]
     tools = costed(problem.tools, costs)
-    found = (tools, {t.name: t for t in tools}, {t.name: t.inputs for t in problem.tools})
-    if key is not None:
-        problem.memo[key] = found
+    found = (tools, {t.name: t for t in tools}, shape)
+    if not costs:
+        shape.derived["priced"] = found
     return found
 
 
@@ -77,7 +135,7 @@ def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     sets = _sets(problem, catalog)
     if not sets:
         return problem.unreachable()
-    tools, by_tool, inputs_of = _priced(problem)
+    tools, by_tool, shape = _priced(problem)
     smallest, path = None, ()
     for candidate in sorted(sets, key=lambda s: (len(s), sorted(s))):
         orders = solver.legal_orders(candidate, by_tool, problem.start, problem.goals, limit=1)
@@ -93,8 +151,7 @@ def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     }
     if len(problem.start) == 2:
         given = sorted(problem.start)
-        use = task_kinds.input_use(sets, inputs_of, given)
-        kind = task_kinds.two_input_kind(use, given, tools)
+        use, kind = shape.labels(sets, given, tools)
         # two-input tasks only, so bundles of other tasks keep their bytes
         record |= {"input_use": use} if use else {}
         record |= {"task_kind": kind} if kind else {}
@@ -130,6 +187,4 @@ def measure_catalog(
         return None, None
     if len(start) != 2:
         return len(sets[0]), None
-    inputs_of = {t.name: t.inputs for t in ctx.atomic}
-    use = task_kinds.input_use(sets, inputs_of, start)
-    return len(sets[0]), task_kinds.two_input_kind(use, start, ctx.atomic)
+    return len(sets[0]), _shape(ctx.atomic).labels(sets, start, ctx.atomic)[1]
