@@ -40,7 +40,7 @@ class _Shape:
     list: a generated-task compile has tens of thousands of tasks over one list of 1,665 tools,
     and rebuilding these per task cost more than the labels themselves."""
 
-    __slots__ = ("tools", "inputs_of", "readers", "reached", "derived")
+    __slots__ = ("tools", "inputs_of", "readers", "reached", "derived", "_listed")
 
     def __init__(self, tools: Sequence[Any]) -> None:
         self.tools = tools
@@ -53,6 +53,30 @@ class _Shape:
         self.reached: dict[str, frozenset[str]] = {}
         #: Per-list values the callers derive (atomic tools, default prices), by their key.
         self.derived: dict[str, Any] = {}
+        self._listed: dict[int, tuple[tuple[frozenset[str], ...], list[list[str]]]] = {}
+
+    def listed(self, sets: tuple[frozenset[str], ...]) -> list[list[str]]:
+        """The sets as a record lists them (each sorted); the catalogue hands the tasks that
+        share a search one tuple, so that is listed once (the lists are only serialised)."""
+        hit = self._listed.get(id(sets))
+        if hit is None or hit[0] is not sets:
+            hit = self._listed[id(sets)] = (sets, [sorted(s) for s in sets])
+        return hit[1]
+
+    def in_order(self, names: frozenset[str], tools: Sequence[Any]) -> list[Any]:
+        """The tools of `tools` (this list, priced) named in `names`, in the list's order: what
+        a sum over the list's tools in `names` adds, in the same order, without the scan."""
+        position = self.derived.get("position")
+        if position is None:
+            names_in_order = [t.name for t in self.tools]
+            unique = len(set(names_in_order)) == len(names_in_order)
+            position = self.derived["position"] = (
+                {n: i for i, n in enumerate(names_in_order)} if unique else {}
+            )
+        found = [position.get(n) for n in names]
+        if not position or len(tools) != len(self.tools) or None in found:
+            return [t for t in tools if t.name in names]
+        return [tools[i] for i in sorted(found)]  # type: ignore[type-var]
 
     def reads(self, datatype: str) -> frozenset[str]:
         return self.readers.get(datatype, frozenset())
@@ -137,7 +161,9 @@ def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
         return problem.unreachable()
     tools, by_tool, shape = _priced(problem)
     smallest, path = None, ()
-    for candidate in sorted(sets, key=lambda s: (len(s), sorted(s))):
+    # the catalogue comes sorted so (`release_catalog`)
+    ordered = sets if catalog else sorted(sets, key=lambda s: (len(s), sorted(s)))
+    for candidate in ordered:
         orders = solver.legal_orders(candidate, by_tool, problem.start, problem.goals, limit=1)
         if orders:
             smallest, path = candidate, orders[0]
@@ -145,10 +171,7 @@ def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     if smallest is None:
         problem.error("no minimal tool set has a legal order (a solver bug)")
         return TruthResult(reachable=False)
-    record: dict[str, Any] = {
-        "minimal_sets": [sorted(s) for s in sets],
-        "shortest": len(smallest),
-    }
+    record: dict[str, Any] = {"minimal_sets": shape.listed(sets), "shortest": len(smallest)}
     if len(problem.start) == 2:
         given = sorted(problem.start)
         use, kind = shape.labels(sets, given, tools)
@@ -158,7 +181,7 @@ def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     return TruthResult(
         reachable=True,
         path=path,
-        cost=round(sum(t.cost for t in tools if t.name in smallest), 6),
+        cost=round(sum(t.cost for t in shape.in_order(smallest, tools)), 6),
         calls=len(path),
         answer=problem.answer,
         edges=edges_of([path], problem.start, problem.by_name),
