@@ -93,47 +93,67 @@ def _search(
     max_depth: int | None,
     max_inputs: int | None,
 ) -> list[int]:
-    """The search itself, over bit masks of the tools (`_producers`): the antichain of masks."""
-    _, producers = _producers(sig, start_set, max_inputs)
-    memo: dict[frozenset[str], list[int]] = {}
-    busy: set[frozenset[str]] = set()
-    empty: tuple[str, ...] = ()
+    """The search itself, over bit masks of the tools (`_producers`): the antichain of masks.
 
-    def solve(pending: tuple[str, ...], depth: int) -> list[int]:
-        if max_depth is not None and depth >= max_depth:
-            return []
-        key = frozenset(pending)
-        found = memo.get(key)
-        if found is not None:
-            return found
-        if key in busy:
-            return []
+    The unresolved goals are a tuple (their order decides what is resolved next) and, for the
+    memo and the cycle check, a mask of datatypes (`_datatype_masks`): a tuple never holds a
+    datatype twice, so the goals left after the first are the mask without its bit, and a
+    producer's new goals add its inputs' mask. The memo and the cycle check are read before
+    recursing, so only goal sets not met yet make a call (about half of the calls were hits).
+    """
+    _, producers = _producers(sig, start_set, max_inputs)
+    bits_of = _datatype_masks(sig)[0]
+    memo: dict[int, list[int]] = {}
+    busy: set[int] = set()
+    empty: tuple[tuple[int, tuple[str, ...], int], ...] = ()
+    capped = max_depth is not None
+
+    def solve(pending: tuple[str, ...], key: int, depth: int) -> list[int]:
         busy.add(key)
         goal, rest = pending[0], pending[1:]
-        found = []
-        for bit, needs in producers.get(goal, empty):
+        rest_key = key & ~bits_of[goal]
+        deeper = depth + 1
+        cut = capped and deeper >= max_depth  # type: ignore[operator]
+        found: list[int] = []  # every candidate set, then (below) the minimal ones
+        for bit, needs, needs_key in producers.get(goal, empty):
             if needs:
-                fresh = tuple(d for d in needs if d not in rest) if rest else needs
-                pending2 = fresh + rest
+                if needs_key & rest_key:
+                    pending2 = tuple(d for d in needs if d not in rest) + rest
+                else:
+                    pending2 = needs + rest
+                key2 = rest_key | needs_key
+            elif rest:
+                pending2, key2 = rest, rest_key
             else:
-                pending2 = rest
-            subs = solve(pending2, depth + 1) if pending2 else _ROOT
-            for sub in subs:
-                candidate = sub | bit
-                # the antichain: skip a candidate containing a member, drop members containing it
-                for f in found:
+                subs: list[int] | tuple[int, ...] = _ROOT
+                pending2 = ()
+            if pending2:
+                if cut:
+                    continue  # a branch deeper than the cap yields nothing
+                subs = memo.get(key2)  # type: ignore[assignment]
+                if subs is None:
+                    if key2 in busy:
+                        continue  # a goal set still being solved (a cycle) yields nothing
+                    subs = solve(pending2, key2, deeper)
+            found += [sub | bit for sub in subs]
+        if len(found) > 1:  # the antichain: smallest first, each kept unless it holds a kept one
+            kept: list[int] = []
+            for candidate in sorted(set(found), key=_popcount):
+                for f in kept:
                     if f & candidate == f:
                         break
                 else:
-                    found = [f for f in found if f & candidate != candidate]
-                    found.append(candidate)
+                    kept.append(candidate)
+            found = kept
         busy.discard(key)
         memo[key] = found
         return found
 
     if not first:
         return [0]
-    return solve(first, 0)
+    if capped and max_depth <= 0:  # type: ignore[operator]
+        return []
+    return solve(first, _mask(first, bits_of), 0)
 
 
 _ROOT = (0,)  #: what an empty list of pending goals yields: the empty tool set
@@ -150,18 +170,21 @@ def _producers(
     sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
     start: frozenset[str],
     max_inputs: int | None,
-) -> tuple[dict[str, int], dict[str, list[tuple[int, tuple[str, ...]]]]]:
+) -> tuple[dict[str, int], dict[str, list[tuple[int, tuple[str, ...], int]]]]:
     """Each name's bit, and for each datatype its producers in the tools' order: (the tool's
-    bit, its inputs not in `start`, sorted). Built once per (tools, start)."""
+    bit, its inputs not in `start`, sorted, and their datatype mask). Built once per (tools,
+    start)."""
     bits: dict[str, int] = {}
-    producers: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    datatype_bits = _datatype_masks(sig)[0]
+    producers: dict[str, list[tuple[int, tuple[str, ...], int]]] = {}
     for name, inputs, outputs in sig:
         bit = bits.setdefault(name, 1 << len(bits))
         if max_inputs is not None and len(inputs) > max_inputs:
             continue
         needs = tuple(sorted(inputs - start))
+        entry = (bit, needs, _mask(needs, datatype_bits))
         for out in sorted(outputs):
-            producers.setdefault(out, []).append((bit, needs))
+            producers.setdefault(out, []).append(entry)
     return bits, producers
 
 
@@ -314,7 +337,7 @@ def _release_catalog(
 
 
 def _popcount(mask: int) -> int:
-    return bin(mask).count("1")
+    return mask.bit_count()
 
 
 def _bits(mask: int) -> list[int]:
@@ -356,17 +379,13 @@ def _reaches(tools: Sequence[tuple[int, int]], start: int, goals: int) -> bool:
     plain fixpoint over the few tools of one set (the solver's indexed version pays for an
     index per call, which dominated generated-mode compiles), stopping once the goals are held."""
     held = start
-    pending = tools
     while goals & ~held:
-        rest = []
-        for t in pending:
-            if t[0] & ~held:
-                rest.append(t)
-            else:
-                held |= t[1]
-        if len(rest) == len(pending):
+        before = held
+        for needs, makes in tools:  # a tool fires in the pass its inputs are held
+            if not needs & ~held:
+                held |= makes
+        if held == before:
             return False
-        pending = rest
     return True
 
 
