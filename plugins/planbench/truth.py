@@ -40,7 +40,7 @@ class _Shape:
     list: a generated-task compile has tens of thousands of tasks over one list of 1,665 tools,
     and rebuilding these per task cost more than the labels themselves."""
 
-    __slots__ = ("tools", "inputs_of", "readers", "reached", "derived", "_listed")
+    __slots__ = ("tools", "inputs_of", "readers", "reached", "derived")
 
     def __init__(self, tools: Sequence[Any]) -> None:
         self.tools = tools
@@ -53,15 +53,6 @@ class _Shape:
         self.reached: dict[str, frozenset[str]] = {}
         #: Per-list values the callers derive (atomic tools, default prices), by their key.
         self.derived: dict[str, Any] = {}
-        self._listed: dict[int, tuple[tuple[frozenset[str], ...], list[list[str]]]] = {}
-
-    def listed(self, sets: tuple[frozenset[str], ...]) -> list[list[str]]:
-        """The sets as a record lists them (each sorted); the catalogue hands the tasks that
-        share a search one tuple, so that is listed once (the lists are only serialised)."""
-        hit = self._listed.get(id(sets))
-        if hit is None or hit[0] is not sets:
-            hit = self._listed[id(sets)] = (sets, [sorted(s) for s in sets])
-        return hit[1]
 
     def in_order(self, names: frozenset[str], tools: Sequence[Any]) -> list[Any]:
         """The tools of `tools` (this list, priced) named in `names`, in the list's order: what
@@ -155,6 +146,16 @@ def _priced(problem: TruthProblem) -> tuple[tuple[Any, ...], dict[str, Any], _Sh
     return found
 
 
+def _listed(problem: TruthProblem, sets: tuple[frozenset[str], ...]) -> list[list[str]]:
+    """The sets as a record lists them (each sorted); the catalogue hands the tasks that share
+    a search one tuple, so that is listed once per compile (the lists are only serialised)."""
+    key = ("listed", id(sets))
+    hit = problem.memo.get(key)
+    if hit is None or hit[0] is not sets:  # the entry holds the tuple: its id is not reused
+        hit = problem.memo[key] = (sets, [sorted(s) for s in sets])
+    return hit[1]
+
+
 def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     sets = _sets(problem, catalog)
     if not sets:
@@ -171,7 +172,7 @@ def _solve(problem: TruthProblem, catalog: bool) -> TruthResult:
     if smallest is None:
         problem.error("no minimal tool set has a legal order (a solver bug)")
         return TruthResult(reachable=False)
-    record: dict[str, Any] = {"minimal_sets": shape.listed(sets), "shortest": len(smallest)}
+    record: dict[str, Any] = {"minimal_sets": _listed(problem, sets), "shortest": len(smallest)}
     if len(problem.start) == 2:
         given = sorted(problem.start)
         use, kind = shape.labels(sets, given, tools)
