@@ -138,7 +138,7 @@ def _search(
             found += [sub | bit for sub in subs]
         if len(found) > 1:  # the antichain: smallest first, each kept unless it holds a kept one
             kept: list[int] = []
-            for candidate in sorted(set(found), key=_popcount):
+            for candidate in sorted(set(found), key=int.bit_count):
                 for f in kept:
                     if f & candidate == f:
                         break
