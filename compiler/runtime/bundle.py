@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import define
 
-from scn.bundle_format import check_format, read_bundle, sha256
+from scn.bundle_format import Bundle, check_format, read_bundle, sha256
 from scn.bundle_schema import check_bundle, check_file
 from scn.diagnostics import ScnDataError
 from scn.runtime import world
@@ -40,7 +40,9 @@ class LoadedBundle:
     world: Any = None  # a `scn.runtime.world` world, for bundles that ship one
 
     @classmethod
-    def load(cls, root: str | Path, *, lazy: bool | None = None) -> LoadedBundle:
+    def load(
+        cls, root: str | Path, *, lazy: bool | None = None, files: Mapping[str, bytes] | None = None
+    ) -> LoadedBundle:
         """Load and check a bundle folder.
 
         `lazy`: read tasks on demand (`scn.runtime.lazy_tasks`): each task is parsed and checked
@@ -48,11 +50,15 @@ class LoadedBundle:
         than `LAZY_TASKS_BYTES`; never for a bundle that ships a world; False checks every task
         now.
 
+        `files`: the bundle's files already in memory, exactly as written to `root` (the
+        compiler's verify stage, which has just written them): used instead of reading and
+        hashing them again, so the bytes are shared, not held twice.
+
         Raises:
             ScnDataError: not a bundle, a file changed since compiling, or another format version.
         """
         root = Path(root)
-        files = read_bundle(root, drop=_unread)
+        files = read_bundle(root, drop=_unread) if files is None else _kept(files)
         manifest = json.loads(files.files["manifest.json"])
         check_format(manifest, root)
         raw = files.files.get("tasks.jsonl", b"")
@@ -73,6 +79,8 @@ class LoadedBundle:
         if tasks is None:
             tasks = _unique(data["tasks.jsonl"], "id", "tasks.jsonl")
             _check_references(tools, tasks)
+        data.pop("backend.jsonl", None)  # schema-checked; the backend keeps the file's bytes
+        backend = Backend.from_bytes(files.files["backend.jsonl"])
         return cls(
             root=root,
             manifest=manifest,
@@ -80,7 +88,7 @@ class LoadedBundle:
             tools=tools,
             tasks=tasks,
             stubs=Answers(tools.values()),
-            backend=Backend(data["backend.jsonl"]),
+            backend=backend,
             scenario=data["scenario.json"][0],
             world=world.load(files.files),
         )
@@ -120,6 +128,12 @@ def _check_task(tools: dict[str, dict[str, Any]], task: dict[str, Any]) -> None:
                     "tools/internal.json does not define (bundle schema)",
                     path=f"tasks.jsonl $.{field}",
                 )
+
+
+def _kept(files: Mapping[str, bytes]) -> Bundle:
+    """The files of an in-memory bundle that loading keeps (`_unread` drops the others)."""
+    listed = json.loads(files["manifest.json"]).get("files", {})
+    return Bundle({rel: data for rel, data in files.items() if not _unread(rel, listed)})
 
 
 def _unread(rel: str, listed: Mapping[str, str]) -> bool:

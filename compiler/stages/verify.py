@@ -135,7 +135,16 @@ def _lines(data: bytes) -> Iterator[bytes]:
 
 
 def _replay_context(bundle: Bundle) -> VerifyContext:
-    """The bundle's own stubs (imported from a private folder) and tools, once per process."""
+    """The bundle's own stubs (imported from a private folder) and tools, once per process.
+
+    The stubs answer from the runtime's compact `Backend` (`scn.runtime.answers`: the records
+    kept as the bundle's own `backend.jsonl` bytes, an 8-byte index entry per value) rather than
+    the template's `Backend.load`, which holds every record parsed plus a set per value: 50 MiB
+    for the length-8 CostBench bundle, most of verify's memory. Both answer every lookup alike
+    (the template's class is the same text in every bundle; tests compare the two on random
+    records and on every committed bundle's replay)."""
+    from scn.runtime.answers import Backend
+
     key = sha256(bundle.files["manifest.json"])
     found = _CONTEXT.get(key)
     if found is None:
@@ -144,7 +153,7 @@ def _replay_context(bundle: Bundle) -> VerifyContext:
             # The stubs read nothing but their backend; the other files are checked from memory.
             write_files({rel: bundle.files[rel] for rel in STUB_FILES}, folder)
             stubs = load_stubs(folder)
-            backend = stubs.Backend.load(folder)
+        backend = Backend.from_bytes(bundle.files["backend.jsonl"])
         tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
         found = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
         _CONTEXT.clear()
@@ -192,7 +201,7 @@ def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
 
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         write_files(bundle.files, Path(tmp))
-        loaded = LoadedBundle.load(Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp), files=bundle.files)
         if rules:
             check_keepable(loaded, ctx, errors)
             errors.raise_if_errors(ScnVerifyError)
@@ -212,7 +221,7 @@ def play_constrained(
 
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         write_files(bundle.files, Path(tmp))
-        loaded = LoadedBundle.load(Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp), files=bundle.files)
         for task_id in task_ids:
             record = episode(loaded, task_id, OracleAgent(), "oracle")
             broken = [v["message"] for s in record["steps"] for v in s.get("violations", [])]
