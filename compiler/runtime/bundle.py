@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import define
 
-from scn.bundle_format import Bundle, check_format, read_bundle, sha256
+from scn.bundle_format import Bundle, BundleFiles, Spilled, check_format, read_bundle, sha256
 from scn.bundle_schema import check_bundle, check_file
 from scn.diagnostics import ScnDataError
 from scn.runtime import world
@@ -58,11 +58,14 @@ class LoadedBundle:
             ScnDataError: not a bundle, a file changed since compiling, or another format version.
         """
         root = Path(root)
-        files = read_bundle(root, drop=_unread) if files is None else _kept(files)
+        spilled = _spilled_tasks(files) if files is not None else None
+        files = read_bundle(root, drop=_unread) if files is None else _kept(files, spilled)
         manifest = json.loads(files.files["manifest.json"])
         check_format(manifest, root)
         raw = files.files.get("tasks.jsonl", b"")
-        if "tasks.jsonl" not in files.files or world.WORLD_FILE in files.files:
+        if spilled is not None:
+            lazy = True  # never read whole: indexed from its file
+        elif "tasks.jsonl" not in files.files or world.WORLD_FILE in files.files:
             lazy = False  # the eager path reports a missing file; a world may read any file
         elif lazy is None:
             lazy = len(raw) > LAZY_TASKS_BYTES
@@ -72,8 +75,13 @@ class LoadedBundle:
         if lazy:
             files.files.pop("tasks.jsonl", None)
             _check_references(tools, {})
-            tasks = LazyTasks.index(raw, lambda task: _check_task(tools, task))
+            check = lambda task: _check_task(tools, task)  # noqa: E731
+            if spilled is not None:
+                tasks = LazyTasks.index_file(spilled.path, check)
+            else:
+                tasks = LazyTasks.index(raw, check)
             if tasks is None:  # lines the eager reader must report: check them all now
+                raw = spilled.read() if spilled is not None else raw
                 data["tasks.jsonl"] = check_file("tasks.jsonl", raw)
         del raw
         if tasks is None:
@@ -130,10 +138,23 @@ def _check_task(tools: dict[str, dict[str, Any]], task: dict[str, Any]) -> None:
                 )
 
 
-def _kept(files: Mapping[str, bytes]) -> Bundle:
-    """The files of an in-memory bundle that loading keeps (`_unread` drops the others)."""
+def _kept(files: Mapping[str, bytes], spilled: Spilled | None) -> Bundle:
+    """The files of an in-memory bundle that loading keeps (`_unread` drops the others; a
+    spilled `tasks.jsonl` is indexed from its file, not read)."""
     listed = json.loads(files["manifest.json"]).get("files", {})
-    return Bundle({rel: data for rel, data in files.items() if not _unread(rel, listed)})
+    return Bundle(
+        {
+            rel: files[rel]
+            for rel in files
+            if not _unread(rel, listed) and not (spilled is not None and rel == "tasks.jsonl")
+        }
+    )
+
+
+def _spilled_tasks(files: Mapping[str, bytes]) -> Spilled | None:
+    """A `tasks.jsonl` the compiler spilled to disk (`BundleFiles`), unless a world may read it."""
+    found = files.spilled("tasks.jsonl") if isinstance(files, BundleFiles) else None
+    return found if found is not None and world.WORLD_FILE not in files else None
 
 
 def _unread(rel: str, listed: Mapping[str, str]) -> bool:

@@ -31,6 +31,7 @@ from scn.evaluate import (
     kind_of,
     render,
 )
+from scn.ir import Pairs
 from scn.laws import seeded_rng
 from scn.limits import MAX_RECORDS
 from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
@@ -93,6 +94,7 @@ class TaskBuilder:
         self._cost_cache: dict[str, float] = {}
         self._renumbered: dict[tuple[str, int], list[int]] = {}
         self._space = 0  # `scramble N`: values numbered from 1..N
+        self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}  # records' names (`Pairs.of`)
 
     # ------------------------------------------------------------ values
     def value(self, dt: DatatypeDef, n: int, record: int) -> str:
@@ -643,7 +645,7 @@ class TaskBuilder:
                 values[name] = str(given[name])
             else:
                 values[name] = self.value(self.datatypes[name], n, n)
-        self.records.append(RecordDef(task_id, tuple(sorted(values.items()))))
+        self.records.append(RecordDef(task_id, Pairs.of(values, self._shapes)))  # type: ignore[arg-type]
         optional_params.fill_task(self, task_id, visible, values, given, n)
         return task_id, {d: values[d] for d in given}
 

@@ -11,7 +11,6 @@ violation, the null agent none.
 
 from __future__ import annotations
 
-import io
 import json
 import tempfile
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from scn.bundle_format import load_stubs, sha256
+from scn.bundle_format import file_lines, load_stubs, sha256
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnVerifyError
 from scn.emit.bundle import Bundle, write_files
@@ -92,7 +91,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         ScnVerifyError: naming each task that fails and why.
     """
     errors = Collector()
-    count = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
+    count = sum(1 for _ in _lines(bundle, "tasks.jsonl"))
     try:
         for problems in shards.run(ctx, verify_shard, bundle, count):
             for task_id, problem in problems:
@@ -108,7 +107,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     errors.raise_if_errors(ScnVerifyError)
     constrained = [  # only a line that mentions the key can carry it: parse just those
         t["id"]
-        for line in _lines(bundle.files["tasks.jsonl"])
+        for line in _lines(bundle, "tasks.jsonl")
         if b'"constraints"' in line and "constraints" in (t := json.loads(line))
     ]
     if constrained:
@@ -126,12 +125,12 @@ ERROR_LIMIT = 100
 _CONTEXT: dict[str, VerifyContext] = {}
 
 
-def _lines(data: bytes) -> Iterator[bytes]:
-    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses)."""
-    with io.BytesIO(data) as f:
-        for line in f:
-            if line.strip():
-                yield line
+def _lines(bundle: Bundle, rel: str) -> Iterator[bytes]:
+    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses), streamed
+    from disk when emit spilled the file."""
+    for line in file_lines(bundle.files, rel):
+        if line.strip():
+            yield line
 
 
 def _replay_context(bundle: Bundle) -> VerifyContext:
@@ -167,7 +166,7 @@ def verify_shard(bundle: Bundle, start: int, stop: int) -> list[tuple[str, str]]
     context = _replay_context(bundle)
     kinds = shards.registry().truth_kinds
     out: list[tuple[str, str]] = []
-    for index, line in enumerate(_lines(bundle.files["tasks.jsonl"])):
+    for index, line in enumerate(_lines(bundle, "tasks.jsonl")):
         if index < start:
             continue
         if index >= stop or len(out) >= ERROR_LIMIT:
