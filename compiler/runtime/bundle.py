@@ -21,6 +21,10 @@ from scn.runtime import world
 from scn.runtime.answers import Answers, Backend
 from scn.runtime.lazy_tasks import LazyTasks
 
+#: The files whose parsed rows loading uses (the others are checked and dropped; the backend
+#: keeps `backend.jsonl`'s bytes and parses the rows it is asked for).
+_PARSED = ("tools/internal.json", "tasks.jsonl", "scenario.json")
+
 #: Above this size of `tasks.jsonl`, tasks are read on demand (`LoadedBundle.load`).
 LAZY_TASKS_BYTES = 1 << 20
 
@@ -69,7 +73,9 @@ class LoadedBundle:
             lazy = False  # the eager path reports a missing file; a world may read any file
         elif lazy is None:
             lazy = len(raw) > LAZY_TASKS_BYTES
-        data = check_bundle({**files.files, "tasks.jsonl": b""} if lazy else files.files)
+        data = check_bundle(
+            {**files.files, "tasks.jsonl": b""} if lazy else files.files, keep=_PARSED
+        )
         tools = _unique(data["tools/internal.json"][0], "name", "tools/internal.json")
         tasks: Mapping[str, dict[str, Any]] | None = None
         if lazy:
@@ -87,7 +93,6 @@ class LoadedBundle:
         if tasks is None:
             tasks = _unique(data["tasks.jsonl"], "id", "tasks.jsonl")
             _check_references(tools, tasks)
-        data.pop("backend.jsonl", None)  # schema-checked; the backend keeps the file's bytes
         backend = Backend.from_bytes(files.files["backend.jsonl"])
         return cls(
             root=root,

@@ -380,8 +380,8 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
             f"a ground-truth record (kinds: {kinds}) cannot be written as JSON: {e}"
         ) from e
     files["graphs.jsonl"] = dumps_lines(shapes.lines)
-    files["backend.jsonl"] = dumps_lines(
-        [{"id": r.id, "values": dict(r.values)} for r in scenario.records]
+    files["backend.jsonl"] = dumps_lines(  # a generator: one record's dict at a time
+        {"id": r.id, "values": dict(r.values)} for r in scenario.records
     )
     files["stubs.py"] = emit_stubs(scenario, source, __version__)
     for name, entry in sorted(ctx.registry.emitters.items()):
