@@ -67,6 +67,9 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
         Raises:
             ScnDataError: an id appears twice.
         """
+        with open(path, "rb") as f:  # the whole file first, as `index` checks its bytes
+            if any(b in raw for raw in f for b in _OTHER_BREAKS):
+                return None
         lines = _index(_file_spans(path))
         return None if lines is None else cls(_FileBytes(path), lines, check)
 
@@ -99,7 +102,7 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
 _Span = tuple[int, int, bytes]
 
 
-def _spans(data: bytes) -> Iterator[_Span | None]:
+def _spans(data: bytes) -> Iterator[_Span]:
     """(start, end, line) of every line of `data`, split at `\n` only."""
     start = 0
     while start <= len(data):
@@ -109,34 +112,27 @@ def _spans(data: bytes) -> Iterator[_Span | None]:
         start = end + 1
 
 
-def _file_spans(path: str) -> Iterator[_Span | None]:
-    """`_spans` of a file, read line by line (less the empty end after a final `\n`, which
-    is blank anyway); None (and stop) at a line break other than `\n`, which the eager reader
-    must handle."""
+def _file_spans(path: str) -> Iterator[_Span]:
+    """`_spans` of a file split at `\n` only, read line by line (less the empty end after a
+    final `\n`, which is blank anyway)."""
     start = 0
     with open(path, "rb") as f:
         for raw in f:
             line = raw[:-1] if raw.endswith(b"\n") else raw
-            if any(b in line for b in _OTHER_BREAKS):
-                yield None
-                return
             yield start, start + len(line), line
             start += len(raw)
 
 
-def _index(spans: Iterable[_Span | None]) -> dict[str, tuple[int, int, int]] | None:
+def _index(spans: Iterable[_Span]) -> dict[str, tuple[int, int, int]] | None:
     """id -> (line number, start, end) of every non-blank line; None when the eager reader
-    must report a line (not JSON, no string id) or split the file differently.
+    must report a line (not JSON, no string id).
 
     Raises:
         ScnDataError: an id appears twice (as the eager load reports it).
     """
     lines: dict[str, tuple[int, int, int]] = {}
     row = 0
-    for number, span in enumerate(spans, 1):
-        if span is None:
-            return None
-        start, end, line = span
+    for number, (start, end, line) in enumerate(spans, 1):
         if not line.strip():
             continue
         try:
