@@ -62,7 +62,7 @@ class Bundle:
 
 #: A JSON Lines file that grows past this many bytes while it is written (`spill_lines`) is
 #: moved to a temporary file and read back on demand (`BundleFiles`).
-SPILL_BYTES = 8 << 20
+SPILL_BYTES = 1 << 20
 
 
 class Spilled:
