@@ -11,7 +11,6 @@ violation, the null agent none.
 
 from __future__ import annotations
 
-import io
 import json
 import tempfile
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from scn.bundle_format import load_stubs, sha256
+from scn.bundle_format import file_lines, load_stubs, sha256
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnVerifyError
 from scn.emit.bundle import Bundle, write_files
@@ -92,7 +91,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
         ScnVerifyError: naming each task that fails and why.
     """
     errors = Collector()
-    count = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
+    count = sum(1 for _ in _lines(bundle, "tasks.jsonl"))
     try:
         for problems in shards.run(ctx, verify_shard, bundle, count):
             for task_id, problem in problems:
@@ -108,7 +107,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     errors.raise_if_errors(ScnVerifyError)
     constrained = [  # only a line that mentions the key can carry it: parse just those
         t["id"]
-        for line in _lines(bundle.files["tasks.jsonl"])
+        for line in _lines(bundle, "tasks.jsonl")
         if b'"constraints"' in line and "constraints" in (t := json.loads(line))
     ]
     if constrained:
@@ -126,16 +125,25 @@ ERROR_LIMIT = 100
 _CONTEXT: dict[str, VerifyContext] = {}
 
 
-def _lines(data: bytes) -> Iterator[bytes]:
-    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses)."""
-    with io.BytesIO(data) as f:
-        for line in f:
-            if line.strip():
-                yield line
+def _lines(bundle: Bundle, rel: str) -> Iterator[bytes]:
+    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses), streamed
+    from disk when emit spilled the file."""
+    for line in file_lines(bundle.files, rel):
+        if line.strip():
+            yield line
 
 
 def _replay_context(bundle: Bundle) -> VerifyContext:
-    """The bundle's own stubs (imported from a private folder) and tools, once per process."""
+    """The bundle's own stubs (imported from a private folder) and tools, once per process.
+
+    The stubs answer from the runtime's compact `Backend` (`scn.runtime.answers`: the records
+    kept as the bundle's own `backend.jsonl` bytes, an 8-byte index entry per value) rather than
+    the template's `Backend.load`, which holds every record parsed plus a set per value: 50 MiB
+    for the length-8 CostBench bundle, most of verify's memory. Both answer every lookup alike
+    (the template's class is the same text in every bundle; tests compare the two on random
+    records and on every committed bundle's replay)."""
+    from scn.runtime.answers import Backend
+
     key = sha256(bundle.files["manifest.json"])
     found = _CONTEXT.get(key)
     if found is None:
@@ -144,7 +152,7 @@ def _replay_context(bundle: Bundle) -> VerifyContext:
             # The stubs read nothing but their backend; the other files are checked from memory.
             write_files({rel: bundle.files[rel] for rel in STUB_FILES}, folder)
             stubs = load_stubs(folder)
-            backend = stubs.Backend.load(folder)
+        backend = Backend.from_bytes(bundle.files["backend.jsonl"])
         tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
         found = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
         _CONTEXT.clear()
@@ -158,7 +166,7 @@ def verify_shard(bundle: Bundle, start: int, stop: int) -> list[tuple[str, str]]
     context = _replay_context(bundle)
     kinds = shards.registry().truth_kinds
     out: list[tuple[str, str]] = []
-    for index, line in enumerate(_lines(bundle.files["tasks.jsonl"])):
+    for index, line in enumerate(_lines(bundle, "tasks.jsonl")):
         if index < start:
             continue
         if index >= stop or len(out) >= ERROR_LIMIT:
@@ -192,7 +200,7 @@ def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
 
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         write_files(bundle.files, Path(tmp))
-        loaded = LoadedBundle.load(Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp), files=bundle.files)
         if rules:
             check_keepable(loaded, ctx, errors)
             errors.raise_if_errors(ScnVerifyError)
@@ -212,7 +220,7 @@ def play_constrained(
 
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         write_files(bundle.files, Path(tmp))
-        loaded = LoadedBundle.load(Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp), files=bundle.files)
         for task_id in task_ids:
             record = episode(loaded, task_id, OracleAgent(), "oracle")
             broken = [v["message"] for s in record["steps"] for v in s.get("violations", [])]
