@@ -66,15 +66,18 @@ SPILL_BYTES = 1 << 20
 
 
 class Spilled:
-    """A bundle file written to a private temporary file: its path, size and SHA-256.
+    """A bundle file written to a private temporary file: where to read it, its size and SHA-256.
 
-    The owner (the object made by `spill_lines`) removes the file when it is collected; a copy
-    sent to another process (`pickle`) only reads it."""
+    Where the system allows (Linux), the file has no name on disk from the moment it is made:
+    it is read through this process's open descriptor (`/proc/self/fd/N`, which a forked shard
+    inherits), so a compile that is killed leaves nothing behind. Elsewhere it is a named file
+    in the temporary folder. Either is released (closed, removed) when this object is
+    collected. Sent to another process (`pickle`: a Ray shard, maybe on another machine), it
+    travels as its bytes."""
 
-    def __init__(self, path: str, size: int, digest: str, *, owner: bool = True) -> None:
+    def __init__(self, path: str, size: int, digest: str, fd: int | None = None) -> None:
         self.path, self.size, self.digest = path, size, digest
-        if owner:
-            weakref.finalize(self, _unlink, path)
+        self.release = weakref.finalize(self, _release, fd, None if fd is not None else path)
 
     def read(self) -> bytes:
         with open(self.path, "rb") as f:
@@ -85,11 +88,28 @@ class Spilled:
             yield from f
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_shared_spill, (self.path, self.size, self.digest))
+        return (bytes, (self.read(),))
 
 
-def _shared_spill(path: str, size: int, digest: str) -> Spilled:
-    return Spilled(path, size, digest, owner=False)
+def _private_file() -> tuple[int, str, int | None]:
+    """A new private temporary file: (descriptor to write, path to read, descriptor that keeps
+    an unnamed file alive, or None when the file keeps its name)."""
+    fd, path = tempfile.mkstemp(prefix="scn-bundle-", suffix=".jsonl")
+    alias = f"/proc/self/fd/{fd}"
+    if os.path.exists(alias):
+        os.unlink(path)  # reachable through the descriptor only: nothing to leave behind
+        return os.dup(fd), alias, fd
+    return fd, path, None
+
+
+def _release(fd: int | None, path: str | None) -> None:
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    if path is not None:
+        _unlink(path)
 
 
 def _unlink(path: str) -> None:
@@ -171,8 +191,8 @@ def spill_lines(rows: Iterable[Any], limit: int | None = None) -> bytes | Spille
             if spill is None:
                 out.write(data)
                 if out.tell() > limit:
-                    fd, path = tempfile.mkstemp(prefix="scn-bundle-", suffix=".jsonl")
-                    spill = (os.fdopen(fd, "wb"), path)
+                    fd, path, keep = _private_file()
+                    spill = (os.fdopen(fd, "wb"), path, keep)
                     held = out.getvalue()
                     out = io.BytesIO()
                     digest.update(held)
@@ -186,12 +206,12 @@ def spill_lines(rows: Iterable[Any], limit: int | None = None) -> bytes | Spille
     except BaseException:
         if spill is not None:
             spill[0].close()
-            _unlink(spill[1])
+            _release(spill[2], None if spill[2] is not None else spill[1])
         raise
     if spill is None:
         return out.getvalue()
     spill[0].close()
-    return Spilled(spill[1], size, digest.hexdigest())
+    return Spilled(spill[1], size, digest.hexdigest(), spill[2])
 
 
 def dumps(obj: Any) -> bytes:

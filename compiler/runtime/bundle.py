@@ -83,7 +83,7 @@ class LoadedBundle:
             _check_references(tools, {})
             check = lambda task: _check_task(tools, task)  # noqa: E731
             if spilled is not None:
-                tasks = LazyTasks.index_file(spilled.path, check)
+                tasks = LazyTasks.index_file(spilled, check)
             else:
                 tasks = LazyTasks.index(raw, check)
             if tasks is None:  # lines the eager reader must report: check them all now

@@ -66,7 +66,7 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
         return None if lines is None else cls(data, lines, check)
 
     @classmethod
-    def index_file(cls, path: str, check: Callable[[dict[str, Any]], None]) -> LazyTasks | None:
+    def index_file(cls, spilled: Any, check: Callable[[dict[str, Any]], None]) -> LazyTasks | None:
         """`index` for a `tasks.jsonl` the compiler spilled to a private file of its own (the
         verify stage): the lines are read back by offset when a task is first used, so the
         file's bytes are never all held (issue 20). None when the eager reader must handle it.
@@ -74,11 +74,12 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
         Raises:
             ScnDataError: an id appears twice.
         """
+        path = spilled.path  # `bundle_format.Spilled`, kept alive by the index that reads it
         with open(path, "rb") as f:  # the whole file first, as `index` checks its bytes
             if any(b in raw for raw in f for b in _OTHER_BREAKS):
                 return None
         lines = _index(_file_spans(path))
-        return None if lines is None else cls(_FileBytes(path), lines, check)
+        return None if lines is None else cls(_FileBytes(spilled), lines, check)
 
     def __getitem__(self, task_id: str) -> dict[str, Any]:
         found = self._parsed.get(task_id)
@@ -162,11 +163,13 @@ def _index(spans: Iterable[_Span]) -> dict[str, tuple[int, int, int]] | None:
 class _FileBytes:
     """Slices of a file read on demand (`LazyTasks` over a spilled `tasks.jsonl`)."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, spilled: Any) -> None:
+        # The file itself, not its path: while it is held the file stays (an unnamed spill is
+        # reached through a descriptor whose number must not be reused under us).
+        self.spilled = spilled
 
     def __getitem__(self, span: slice) -> bytes:
-        with open(self.path, "rb") as f:
+        with open(self.spilled.path, "rb") as f:
             f.seek(span.start)
             return f.read(span.stop - span.start)
 
