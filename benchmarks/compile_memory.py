@@ -6,7 +6,8 @@
 Each figure is the peak resident set of a fresh `scn compile` process (its own checkout's
 `.venv/bin/scn`), read by a small parent with `resource.getrusage(RUSAGE_CHILDREN)`, so nothing
 of this script is counted. The task count is set with `--set sample=N` (the first N preference
-combinations of each subtask; 0 is all 9,312 tasks). The sides alternate per row. Target
+combinations of each subtask; 0 is all 9,312 tasks). The sides alternate per row and round;
+the CPU column is the compile's user + system time (median over `--rounds`). Target
 (issue 20): about 100 MiB for the full compile (1.5x CostBench's per-query process, 69 MiB), and
 growth sublinear in the number of tasks. Output goes to a temporary folder, removed after.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,13 +28,15 @@ SAMPLES = (25, 100, 400, 0)
 _PARENT = (
     "import json, resource, subprocess, sys\n"
     "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
-    "print(json.dumps({'rc': done.returncode, 'peak': peak, 'err': done.stderr[-300:]}))\n"
+    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "peak, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime\n"
+    "print(json.dumps({'rc': done.returncode, 'peak': peak, 'cpu': cpu, 'err': done.stderr[-300:]}))\n"
 )
 
 
-def peak_mib(checkout: Path, sample: int) -> tuple[float | None, int | None, str]:
-    """Return (peak MiB, tasks compiled, error) of one fresh compile in `checkout`."""
+def peak_mib(checkout: Path, sample: int) -> tuple[float | None, float, int | None, str]:
+    """Return (peak MiB, CPU seconds, tasks compiled, error) of one fresh compile in
+    `checkout`."""
     with tempfile.TemporaryDirectory(prefix="scn-compile-memory-") as tmp:
         out = Path(tmp) / "bundle"
         command = [
@@ -53,27 +57,44 @@ def peak_mib(checkout: Path, sample: int) -> tuple[float | None, int | None, str
         )
         result = json.loads(done.stdout.strip().splitlines()[-1])
         if result["rc"] != 0:
-            return None, None, result["err"].strip()
+            return None, 0.0, None, result["err"].strip()
         tasks = json.loads((out / "manifest.json").read_text())["counts"]["tasks"]
-        return result["peak"], tasks, ""
+        return result["peak"], result["cpu"], tasks, ""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", type=Path, help="another checkout (with .venv) to compare")
     parser.add_argument("--samples", type=int, nargs="*", default=list(SAMPLES))
+    parser.add_argument("--rounds", type=int, default=1, help="compiles per side and row")
     args = parser.parse_args()
     sides = [("before", args.before.resolve())] if args.before else []
     sides.append(("after", ROOT))
-    print("| sample | tasks | " + " | ".join(f"{side} peak MiB" for side, _ in sides) + " |")
-    print("|---|---|" + "---|" * len(sides))
-    for sample in args.samples:
-        cells, tasks = [], None
-        for _side, checkout in sides:
-            peak, count, error = peak_mib(checkout, sample)
-            tasks = count or tasks
-            cells.append(f"{peak:.0f}" if peak is not None else f"failed: {error}")
-        print(f"| {sample or 'all'} | {tasks} | " + " | ".join(cells) + " |")
+    heads = [f"{side} peak MiB | {side} CPU s" for side, _ in sides]
+    print("| sample | tasks | " + " | ".join(heads) + " |")
+    print("|---|---|" + "---|---|" * len(sides))
+    for row, sample in enumerate(args.samples):
+        peaks: dict[str, list[float]] = {side: [] for side, _ in sides}
+        cpus: dict[str, list[float]] = {side: [] for side, _ in sides}
+        errors: dict[str, str] = {}
+        tasks = None
+        for n in range(args.rounds):
+            order = sides if (row + n) % 2 == 0 else sides[::-1]  # alternate who goes first
+            for side, checkout in order:
+                peak, cpu, count, error = peak_mib(checkout, sample)
+                tasks = count or tasks
+                if peak is None:
+                    errors[side] = error
+                else:
+                    peaks[side].append(peak)
+                    cpus[side].append(cpu)
+        cells = []
+        for side, _ in sides:
+            if side in errors:
+                cells.append(f"failed: {errors[side]} | -")
+            else:
+                cells.append(f"{max(peaks[side]):.0f} | {statistics.median(cpus[side]):.2f}")
+        print(f"| {sample or 'all'} | {tasks} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

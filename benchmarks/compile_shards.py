@@ -81,7 +81,7 @@ def main() -> None:
         scenario = expand(program, ctx)
         solved = solve(scenario, ctx)
         bundle = emit(solved, ctx)
-    rows = sum(1 for _ in _lines(bundle.files["tasks.jsonl"]))
+    rows = sum(1 for _ in _lines(bundle, "tasks.jsonl"))
     print(f"retail/planbench_xl {' '.join(f'--set {k}={v}' for k, v in sets.items())}")
     print(f"{len(scenario.tasks)} tasks; {args.rounds} rounds, 1 and 2 workers alternating\n")
 

@@ -3,11 +3,16 @@
     python benchmarks/planbench_generated.py            # the full mode (36k tasks), 60 starts
     python benchmarks/planbench_generated.py --quick    # single-input tasks only (350) + 20
     python benchmarks/planbench_generated.py --workers 1 2   # the compile serial, then sharded
+    python benchmarks/planbench_generated.py --before ../main --rounds 3 --no-search
+        # side by side with another checkout (its own .venv), the sides alternating per round
 
 Part 1 compiles `retail/planbench_xl --set tasks=generated` (every eligible (inputs, target)
 pair, each with its exact `truth catalog`) in a fresh process and prints, per stage, the wall
 and the CPU seconds of that process (on a shared machine the CPU figure is the one to compare
 with the anchor: 394 s for expand and solve on one core before issue 18). Target: under 30 s.
+With `--before`, each round compiles with the other checkout and with this one (alternating
+which goes first), checks the manifests are byte-identical, and prints per side the best round's
+stages, wall, CPU and peak memory (VmHWM of the compiling process; workers not included).
 
 Part 2 runs the release-rule catalogue over the (start, target) pairs of a sample of starts with
 the plain search (`reference_catalog` in tests/test_catalog_speed.py: frozensets,
@@ -52,24 +57,82 @@ def on_stage(name, *_):
 bundle = compile_source(resolve_target("retail/planbench_xl", registry), ctx=ctx, on_stage=on_stage)
 stamps.append(("end", time.perf_counter() - t0, cpu() - c0))
 tasks = json.loads(bundle.files["manifest.json"])["counts"]["tasks"]
-print(json.dumps({"stamps": stamps, "tasks": tasks}))
+import hashlib
+digest = hashlib.sha256(bundle.files["manifest.json"]).hexdigest()
+with open("/proc/self/status") as f:
+    peak = next((int(l.split()[1]) / 1024 for l in f if l.startswith("VmHWM:")), None)
+print(json.dumps({"stamps": stamps, "tasks": tasks, "manifest": digest, "peak_mib": peak}))
 """
 
 
-def part_compile(quick: bool, workers: int = 1) -> None:
-    sets = {"tasks": "generated", **({"max_inputs": "1"} if quick else {})}
-    print(
-        "== 1. scn compile retail/planbench_xl "
-        + " ".join(f"--set {k}={v}" for k, v in sets.items())
-    )
+def _sets(quick: bool) -> dict[str, str]:
+    return {"tasks": "generated", **({"max_inputs": "1"} if quick else {})}
+
+
+def _compile(checkout: Path, quick: bool, workers: int) -> dict:
+    """One compile in a fresh process of `checkout`'s own interpreter (its `.venv`, else this
+    one): its stage stamps, task count, manifest SHA-256 and peak memory."""
+    venv = checkout / ".venv" / "bin" / "python"
+    python = str(venv) if venv.exists() else sys.executable
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(sets), str(workers)],
-        cwd=ROOT,
+        [python, "-c", _CHILD, json.dumps(_sets(quick)), str(workers)],
+        cwd=checkout,
         capture_output=True,
         text=True,
         check=True,
     )
-    result = json.loads(done.stdout.splitlines()[-1])
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _stages(stamps: list) -> dict[str, tuple[float, float]]:
+    """(wall, CPU) seconds per stage, and `total` from process start."""
+    out = {
+        name: (wall2 - wall, cpu2 - cpu)
+        for (name, wall, cpu), (_, wall2, cpu2) in zip(stamps, stamps[1:], strict=False)
+    }
+    out["total"] = (stamps[-1][1], stamps[-1][2])
+    return out
+
+
+def part_side_by_side(before: Path, quick: bool, workers: int, rounds: int) -> None:
+    """Alternate compiles of `before` and this checkout; print the best round of each side."""
+    label = " ".join(f"--set {k}={v}" for k, v in _sets(quick).items())
+    print(f"== 1. scn compile retail/planbench_xl {label} --workers {workers}: {before} | this")
+    sides = {"before": before.resolve(), "this": ROOT}
+    runs: dict[str, list[dict]] = {name: [] for name in sides}
+    for r in range(rounds):
+        order = list(sides) if r % 2 == 0 else list(reversed(sides))
+        for name in order:
+            runs[name].append(_compile(sides[name], quick, workers))
+            total = _stages(runs[name][-1]["stamps"])["total"]
+            print(f"  round {r + 1} {name:<6} wall {total[0]:6.2f} s  cpu {total[1]:6.2f} s")
+    digests = {run["manifest"] for side in runs.values() for run in side}
+    best = {name: min(side, key=lambda run: run["stamps"][-1][2]) for name, side in runs.items()}
+    stages = {name: _stages(run["stamps"]) for name, run in best.items()}
+    print(f"best round by CPU ({rounds} rounds), {best['this']['tasks']} tasks")
+    print(f"{'stage':<10} {'before cpu':>11} {'this cpu':>9} {'before wall':>12} {'this wall':>10}")
+    for stage in stages["this"]:
+        b, t = stages["before"].get(stage, (0.0, 0.0)), stages["this"][stage]
+        print(f"{stage:<10} {b[1]:>11.2f} {t[1]:>9.2f} {b[0]:>12.2f} {t[0]:>10.2f}")
+    b, t = stages["before"]["total"], stages["this"]["total"]
+    print(
+        f"CPU {b[1] / t[1]:.2f}x, wall {b[0] / t[0]:.2f}x; peak "
+        f"{best['before']['peak_mib']:.0f} -> {best['this']['peak_mib']:.0f} MiB; manifests "
+        + ("identical" if len(digests) == 1 else f"DIFFERENT ({len(digests)})")
+        + f" ({sorted(digests)[0][:12]}...)"
+    )
+    if not quick:
+        verdict = "met" if t[0] < TARGET_S else "MISSED"
+        print(f"this checkout: {t[0]:.1f} s wall, {t[1]:.1f} CPU s: target < {TARGET_S:.0f} s")
+        print(f"  ({verdict} in wall time; the lead re-measures on a quiet machine)")
+
+
+def part_compile(quick: bool, workers: int = 1) -> None:
+    print(
+        "== 1. scn compile retail/planbench_xl "
+        + " ".join(f"--set {k}={v}" for k, v in _sets(quick).items())
+    )
+    result = _compile(ROOT, quick, workers)
     stamps = result["stamps"]
     print(f"{result['tasks']} tasks, --workers {workers} (CPU: this process and its workers)")
     print(f"{'stage':<10} {'wall s':>8} {'cpu s':>8}")
@@ -129,10 +192,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--workers", type=int, nargs="*", default=[1], help="e.g. 1 2")
+    parser.add_argument("--before", type=Path, help="another checkout (with .venv) to compare")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per side with --before")
+    parser.add_argument("--no-search", action="store_true", help="skip part 2")
     args = parser.parse_args()
     for workers in args.workers:
-        part_compile(args.quick, workers)
-    part_search(20 if args.quick else 60)
+        if args.before is not None:
+            part_side_by_side(args.before, args.quick, workers, args.rounds)
+        else:
+            part_compile(args.quick, workers)
+    if not args.no_search:
+        part_search(20 if args.quick else 60)
     return 0
 
 

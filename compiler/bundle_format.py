@@ -16,7 +16,11 @@ import hashlib
 import importlib.util
 import io
 import json
+import os
+import shutil
 import sys
+import tempfile
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -50,11 +54,164 @@ class Bundle:
         once (the verify stage) never holds them all: a length-8 travel bundle's 31 MB of tasks
         were over 100 MiB as parsed rows. Lines end with `\\n` (as `dumps_lines` writes them);
         the rows are exactly those of `jsonl`."""
-        with io.BytesIO(self.files[path]) as data:
-            for line in data:
-                text = line.decode("utf-8")
-                if text.strip():
-                    yield json.loads(text)
+        for line in file_lines(self.files, path):
+            text = line.decode("utf-8")
+            if text.strip():
+                yield json.loads(text)
+
+
+#: A JSON Lines file that grows past this many bytes while it is written (`spill_lines`) is
+#: moved to a temporary file and read back on demand (`BundleFiles`).
+SPILL_BYTES = 1 << 20
+
+
+class Spilled:
+    """A bundle file written to a private temporary file: where to read it, its size and SHA-256.
+
+    Where the system allows (Linux), the file has no name on disk from the moment it is made:
+    it is read through this process's open descriptor (`/proc/self/fd/N`, which a forked shard
+    inherits), so a compile that is killed leaves nothing behind. Elsewhere it is a named file
+    in the temporary folder. Either is released (closed, removed) when this object is
+    collected. Sent to another process (`pickle`: a Ray shard, maybe on another machine), it
+    travels as its bytes."""
+
+    def __init__(self, path: str, size: int, digest: str, fd: int | None = None) -> None:
+        self.path, self.size, self.digest = path, size, digest
+        self.release = weakref.finalize(self, _release, fd, None if fd is not None else path)
+
+    def read(self) -> bytes:
+        with open(self.path, "rb") as f:
+            return f.read()
+
+    def lines(self) -> Iterator[bytes]:
+        with open(self.path, "rb") as f:
+            yield from f
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (bytes, (self.read(),))
+
+
+def _private_file() -> tuple[int, str, int | None]:
+    """A new private temporary file: (descriptor to write, path to read, descriptor that keeps
+    an unnamed file alive, or None when the file keeps its name)."""
+    fd, path = tempfile.mkstemp(prefix="scn-bundle-", suffix=".jsonl")
+    alias = f"/proc/self/fd/{fd}"
+    if os.path.exists(alias):
+        os.unlink(path)  # reachable through the descriptor only: nothing to leave behind
+        return os.dup(fd), alias, fd
+    return fd, path, None
+
+
+def _release(fd: int | None, path: str | None) -> None:
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    if path is not None:
+        _unlink(path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+class BundleFiles(Mapping[str, bytes]):
+    """A bundle's files by relative path, in sorted order; some may be `Spilled` to disk.
+
+    Why: the length-8 CostBench bundle's `tasks.jsonl` is 31 MB, and held in memory from emit
+    to the end of the compile it sat beside everything else (issue 20). A spilled file reads as
+    its bytes (`files[rel]`), and the compiler's own readers stream it instead: `file_lines`,
+    `file_sha256`, and `copy_to` (which `scn.folders.write_files` uses to write the bundle)."""
+
+    def __init__(self, files: Mapping[str, bytes | Spilled]) -> None:
+        self._files = dict(sorted(files.items()))
+
+    def __getitem__(self, rel: str) -> bytes:
+        value = self._files[rel]
+        return value.read() if isinstance(value, Spilled) else value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._files
+
+    def spilled(self, rel: str) -> Spilled | None:
+        value = self._files.get(rel)
+        return value if isinstance(value, Spilled) else None
+
+    def copy_to(self, rel: str, target: Path) -> bool:
+        """Copy a spilled file to `target` without reading it into memory (False: not spilled)."""
+        value = self.spilled(rel)
+        if value is None:
+            return False
+        shutil.copyfile(value.path, target)
+        return True
+
+    def __repr__(self) -> str:
+        return f"BundleFiles({sorted(self._files)})"
+
+
+def file_lines(files: Mapping[str, bytes], rel: str) -> Iterator[bytes]:
+    """The lines of one bundle file (each ending with `\n` but the last), streamed from disk
+    when the file is spilled."""
+    spilled = files.spilled(rel) if isinstance(files, BundleFiles) else None
+    if spilled is not None:
+        yield from spilled.lines()
+        return
+    with io.BytesIO(files[rel]) as data:
+        yield from data
+
+
+def file_sha256(files: Mapping[str, bytes], rel: str) -> str:
+    """The hex SHA-256 of one bundle file (recorded when it was spilled)."""
+    spilled = files.spilled(rel) if isinstance(files, BundleFiles) else None
+    return spilled.digest if spilled is not None else sha256(files[rel])
+
+
+def spill_lines(rows: Iterable[Any], limit: int | None = None) -> bytes | Spilled:
+    """`dumps_lines(rows)`, the same bytes; once they pass `limit` (default `SPILL_BYTES`),
+    written on to a temporary file instead and returned as `Spilled`."""
+    limit = SPILL_BYTES if limit is None else limit
+    out = io.BytesIO()
+    spill = None
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        for r in rows:
+            line = json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            data = line.encode("utf-8") + b"\n"
+            if spill is None:
+                out.write(data)
+                if out.tell() > limit:
+                    fd, path, keep = _private_file()
+                    spill = (os.fdopen(fd, "wb"), path, keep)
+                    held = out.getvalue()
+                    out = io.BytesIO()
+                    digest.update(held)
+                    size = len(held)
+                    spill[0].write(held)
+                    del held
+            else:
+                digest.update(data)
+                size += len(data)
+                spill[0].write(data)
+    except BaseException:
+        if spill is not None:
+            spill[0].close()
+            _release(spill[2], None if spill[2] is not None else spill[1])
+        raise
+    if spill is None:
+        return out.getvalue()
+    spill[0].close()
+    return Spilled(spill[1], size, digest.hexdigest(), spill[2])
 
 
 def dumps(obj: Any) -> bytes:

@@ -22,7 +22,7 @@ from scn import __version__, llm_cli
 from scn.api import compile_source, load_registry, resolve_target
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnError, Severity, render_json, render_text
-from scn.emit.bundle import write_bundle
+from scn.emit.bundle import check_output, write_bundle
 from scn.safe_files import allow_import_option, roots
 from scn.stages import STAGE_NAMES
 
@@ -275,6 +275,7 @@ def compile_cmd(
                 click.echo(to_json(value), nl=False)
             return
         assert out is not None
+        check_output(out, force=force)
         if fresh:
             from scn.fresh import check_fresh, draw_seed
 

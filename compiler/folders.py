@@ -37,11 +37,14 @@ _REPORT_SUFFIXES = (".md", ".json", ".png", ".svg", ".csv")
 
 
 def write_files(files: Mapping[str, bytes], root: Path) -> None:
-    """Write every file (relative path -> bytes) under `root` (which must exist)."""
+    """Write every file (relative path -> bytes) under `root` (which must exist). A mapping
+    with `copy_to(rel, target)` (a bundle whose big files wait on disk) copies those itself."""
+    copy = getattr(files, "copy_to", None)
     for rel in sorted(files):
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(files[rel])
+        if copy is None or not copy(rel, target):
+            target.write_bytes(files[rel])
 
 
 def _old_files(folder: Path) -> list[str]:

@@ -97,10 +97,10 @@ def _number(text: str) -> int | float:
 class _TreeWriter:
     """Writes a law's tree as Python source, binding each constant by name."""
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, Any], names: dict[str, Any] | None = None) -> None:
         self.params = params
         self.functions = law_functions()
-        self.names: dict[str, Any] = {}
+        self.names: dict[str, Any] = {} if names is None else names
 
     def bind(self, value: Any) -> str:
         name = f"_v{len(self.names)}"
@@ -171,20 +171,14 @@ class _TreeWriter:
         return f"{self.bind(self.functions[name])}({source})", "num"
 
 
-def law_function(
-    body: str, ops: Sequence[Any], names: dict[str, Any]
-) -> Callable[[Any, Sequence[float], int], float | None] | None:
-    """Return the function `(rng, parts, k) -> value` computing `body` and applying `ops` (clamps
-    and rounding with `op`, `low`, `high`, `digits`), or None when Python cannot compile it.
-    `names` holds the constants `body` refers to; more are bound into it here."""
-
-    def bind(value: Any) -> str:
-        name = f"_v{len(names)}"
-        names[name] = value
-        return name
-
+def _function_lines(
+    name: str, body: str, ops: Sequence[Any], bind: Callable[[Any], str]
+) -> list[str] | None:
+    """The source lines of `def name(rng, parts, k)` computing `body` then applying `ops`
+    (clamps and rounding with `op`, `low`, `high`, `digits`); None for a rounding that is not
+    an integer. Constants are bound by name through `bind`, never pasted."""
     lines = [
-        "def law(rng, parts, k):",
+        f"def {name}(rng, parts, k):",
         f"    v = {body}",
         "    if type(v) is bool or v - v != 0 or not -1e12 <= v <= 1e12:",
         "        return None",
@@ -203,13 +197,68 @@ def law_function(
         if op.high is not None:
             lines.append(f"    v = min({bind(op.high)}, v)")
     lines.append("    return v")
+    return lines
+
+
+def _binder(names: dict[str, Any]) -> Callable[[Any], str]:
+    def bind(value: Any) -> str:
+        name = f"_v{len(names)}"
+        names[name] = value
+        return name
+
+    return bind
+
+
+def _defined(source: str, names: dict[str, Any]) -> dict[str, Any] | None:
+    """The namespace after running our own `source` with `names` bound; None when Python
+    cannot compile it (too deeply nested: a long sum)."""
     namespace: dict[str, Any] = {**names, "_finite": _finite}
-    code = law_code_cache.code("\n".join(lines) + "\n")
+    code = law_code_cache.code(source)
     if code is None:
-        return None  # too deeply nested for Python's compiler (a long sum): the closures answer
+        return None
     # Our own source; every constant is bound by name, none pasted in.
     exec(code, namespace)  # noqa: S102
-    return namespace["law"]
+    return namespace
+
+
+def law_function(
+    body: str, ops: Sequence[Any], names: dict[str, Any]
+) -> Callable[[Any, Sequence[float], int], float | None] | None:
+    """Return the function `(rng, parts, k) -> value` computing `body` and applying `ops`, or
+    None when Python cannot compile it. `names` holds the constants `body` refers to; more are
+    bound into it here."""
+    lines = _function_lines("law", body, ops, _binder(names))
+    if lines is None:
+        return None
+    namespace = _defined("\n".join(lines) + "\n", names)
+    return None if namespace is None else namespace["law"]
+
+
+def tree_functions(
+    laws: Sequence[tuple[Any, Sequence[Any]]], params: Mapping[str, Any]
+) -> list[Callable[[Any, Sequence[float], int], float | None] | None]:
+    """The fast functions of several laws (`(tree, ops)` each) sharing `params`, or None for
+    each law not covered: written as ONE module, so a process's first redraw compiles (or
+    reads from the cache) and runs one code object, not one per law. A module Python cannot
+    compile falls back to one function per law, so one deep law costs only itself."""
+    names: dict[str, Any] = {}
+    bind = _binder(names)
+    sources: dict[int, list[str]] = {}
+    for index, (tree, ops) in enumerate(laws):
+        writer = _TreeWriter(params, names)
+        try:
+            body, kind = writer.write(tree)
+        except (_NotFast, RecursionError):
+            continue
+        lines = _function_lines(f"law{index}", body, ops, bind) if kind == "num" else None
+        if lines is not None:
+            sources[index] = lines
+    if not sources:
+        return [None] * len(laws)
+    namespace = _defined("".join("\n".join(s) + "\n" for s in sources.values()), names)
+    if namespace is None:
+        return [tree_function(tree, params, ops) for tree, ops in laws]
+    return [namespace.get(f"law{i}") if i in sources else None for i in range(len(laws))]
 
 
 def tree_function(
@@ -256,4 +305,12 @@ class TreeLaw:
         return self._full.draw(facts, parts)
 
 
-__all__ = ["LawOp", "TreeLaw", "law_function", "tree_function", "NUMERIC_FAMILIES", "MAX_LAW_VALUE"]
+__all__ = [
+    "LawOp",
+    "TreeLaw",
+    "law_function",
+    "tree_function",
+    "tree_functions",
+    "NUMERIC_FAMILIES",
+    "MAX_LAW_VALUE",
+]

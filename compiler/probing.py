@@ -212,6 +212,9 @@ def probe_bundle(
         agents.append((entry.name, "probe", entry.factory, entry.doc, entry.plugin))
     rows = []
     truth: dict[str, Any] | None = None
+    # The probe run's own registry's families: collecting the installed ones per agent loaded
+    # every plugin again (11 times in verify's probes of a retail bundle).
+    families = registry.metric_families
     for name, role, factory, doc, plugin in agents:
         records = [
             episode(
@@ -226,8 +229,8 @@ def probe_bundle(
             for task_id in ids
         ]
         if truth is None and metric != DEFAULT_METRIC:
-            truth = sampled_truth(bundle, ids, records)
-        table = _metrics(records, metric, truth)
+            truth = sampled_truth(bundle, ids, records, families)
+        table = _metrics(records, metric, truth, families)
         score = table.get(metric)
         rows.append(
             Row(name, role, None if score is None else float(score), doc, plugin, dict(table))
@@ -236,7 +239,10 @@ def probe_bundle(
 
 
 def sampled_truth(
-    bundle: LoadedBundle, ids: list[str], records: list[dict[str, Any]]
+    bundle: LoadedBundle,
+    ids: list[str],
+    records: list[dict[str, Any]],
+    families: Any = None,
 ) -> dict[str, Any]:
     """The truth fields scoring reads (`scn.scoring.families.load_truth`'s shape), of the
     played tasks only and from the bundle already in memory: computed once for every agent.
@@ -250,13 +256,16 @@ def sampled_truth(
         metrics = (record.get("bundle") or {}).get("metrics")
         if isinstance(metrics, list):
             names.update(dict.fromkeys(map(str, metrics)))
-    families = installed_families()
+    families = installed_families() if families is None else families
     fields = {t: truth_fields(bundle.tasks[t], bundle.tools, names, families) for t in ids}
     return {bundle.manifest_sha256: fields}
 
 
 def _metrics(
-    records: list[dict[str, Any]], metric: str, truth: dict[str, Any] | None = None
+    records: list[dict[str, Any]],
+    metric: str,
+    truth: dict[str, Any] | None = None,
+    families: Any = None,
 ) -> dict[str, Any]:
     """The metric table of one agent's records: the success rate alone when that is the metric
     (cheap, what verify needs), else the general and family metrics of `scn score`."""
@@ -267,7 +276,7 @@ def _metrics(
     from scn.scoring.families import load_truth, score_records
 
     truth = load_truth(records) if truth is None else truth
-    groups = score_records(records, truth=truth, warn=lambda _m: None)
+    groups = score_records(records, truth=truth, families=families, warn=lambda _m: None)
     return next(iter(groups.values()), {}) if groups else {}
 
 

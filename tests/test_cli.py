@@ -107,6 +107,24 @@ def test_compile_says_what_it_wrote(tmp_path: Path) -> None:
     assert quiet.exit_code == 0 and quiet.stdout == "" and quiet.stderr == ""
 
 
+def test_an_existing_output_is_refused_before_the_compile_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long compile must not run only to be refused at the write."""
+    import scn.cli
+
+    out = tmp_path / "b"
+    out.mkdir()
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("compiled although the output exists")
+
+    monkeypatch.setattr(scn.cli, "compile_source", never)
+    result = run("compile", TPS, "-o", out)
+    assert result.exit_code == 2
+    assert "already exists; pass --force to replace it" in result.stderr
+
+
 def test_compile_needs_an_output_or_emit() -> None:
     result = run("compile", TPS)
     assert result.exit_code == 2

@@ -290,3 +290,22 @@ def test_a_crash_in_any_process_is_raised_not_waited_for(monkeypatch: pytest.Mon
             list(shards.run(ctx, _fails_on, item, 100))
     with pytest.raises(RuntimeError, match=r"exit codes \[3\]"):
         list(shards.run(ctx, _dies_outside, os.getpid(), 100))
+
+
+def test_spilled_tasks_are_verified_in_byte_shards_as_in_serial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past `SPILL_BYTES` emit writes tasks.jsonl to a private file: each shard reads its own
+    byte range from it (a forked worker through the inherited descriptor), and the failures
+    come back as the serial replay's, in order and capped."""
+    from scn import bundle_format
+
+    def fail_odd(task, kind, context):  # type: ignore[no-untyped-def]
+        return ": broken on purpose" if int(task["id"].split("_")[1]) % 2 else None
+
+    monkeypatch.setattr(bundle_format, "SPILL_BYTES", 1000)
+    monkeypatch.setattr(verify, "_check_task", fail_odd)
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    serial = errors_of(MANY, 1)
+    assert serial == errors_of(MANY, 2)
+    assert serial[0] is ScnVerifyError and len(serial[1]) == verify.ERROR_LIMIT

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 gymnasium = pytest.importorskip("gymnasium")
@@ -139,6 +139,7 @@ ODD_ACTIONS = st.one_of(
 
 
 @settings(max_examples=60, deadline=None)
+@example(actions=[2, False], seed=1)  # a bool once passed as index 0 (`operator.index(False)`)
 @given(actions=st.lists(ODD_ACTIONS, min_size=1, max_size=25), seed=st.integers(0, 2**16))
 def test_invalid_actions_never_raise(actions: list[Any], seed: int) -> None:
     env = _shared_env()

@@ -251,6 +251,45 @@ def test_a_law_drawn_from_its_data_tree_draws_exactly_what_the_compiled_law_draw
     )
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(LAWS, OPS), min_size=1, max_size=4), st.text(max_size=6))
+def test_laws_written_as_one_module_draw_what_each_written_alone_draws(
+    laws: list[tuple[str, list[LawOpDef]]], task: str
+) -> None:
+    """`tree_functions` (a scenario's laws in one code object, the first redraw's path) gives
+    each law the function `tree_function` gives it alone: the same coverage and the same value
+    or error on the same key, whatever the other laws in the module bind."""
+    from scn.expr_data import dump
+    from scn.law_tree import LawOp, tree_function, tree_functions
+
+    written = [
+        (
+            dump(parse(SourceFile("<law>", f"let law = {text}\n")).items[0].value),
+            tuple(LawOp(o.op, o.low, o.high, o.digits) for o in ops),
+        )
+        for text, ops in laws
+    ]
+    together = tree_functions(written, dict(PARAMS))
+    facts = {"global": 7, "task": task, "tool": "T"}
+    for (tree, ops), joint in zip(written, together, strict=True):
+        alone = tree_function(tree, dict(PARAMS), ops)
+        assert (joint is None) == (alone is None)
+        if alone is None or joint is None:
+            continue
+        for parts in ((), (1.5, 2.0)):
+            rng_a, rng_b = (seeded_rng(("global", "task"), facts) for _ in range(2))
+            assert _raw(joint, rng_a, parts) == _raw(alone, rng_b, parts)
+
+
+def _raw(fn: Any, rng: Any, parts: tuple[float, ...]) -> tuple[str, Any]:
+    """A fast function's own outcome: its value or the kind of error it raised (`TreeLaw`
+    turns these errors into a draw of the full law)."""
+    try:
+        return "value", fn(rng, parts, len(parts) or 1)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        return "error", type(e).__name__
+
+
 def _law_cache_dir() -> str:
     """One private temporary cache folder for this module's runs (never the user's own)."""
     import tempfile

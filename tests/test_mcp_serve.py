@@ -428,10 +428,15 @@ def test_any_bundle_is_served_as_one_server_named_after_its_scenario(name: str) 
             result = await client.call_tool(tool, args_for(loaded, tool, known))
             assert not result.is_error, result.content[0].text
             expected = loaded.stubs.TOOLS[tool](loaded.backend, args_for(loaded, tool, known))
-            assert result.structured_content == {
-                "output": expected["output"],
-                "value": expected["value"],
-            }
+            # a scenario that hides canonical names (`held_values unlisted`: retail) does
+            # not name the value's datatype in a result either
+            named = loaded.scenario["harness"].get("held_values") != ["unlisted"]
+            assert result.structured_content == (
+                {"output": expected["output"], "value": expected["value"]}
+                if named
+                else {"value": expected["value"]}
+            )
+            assert named == (name == "travel-costbench")
 
     run(main())
 

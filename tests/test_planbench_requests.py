@@ -49,6 +49,20 @@ def test_requests_name_no_datatype_and_quote_their_inputs() -> None:
             assert f"`{value}`" in text, (task["id"], text)
 
 
+@pytest.mark.parametrize("target", ["retail/planbench", "retail/planbench_xl"])
+def test_tool_descriptions_name_no_canonical_datatype(target: str) -> None:
+    """What a model reads of a tool names no canonical datatype either: the misleading
+    sibling once said it returned an annotation "not its checkout_session_id", which told the
+    model both the canonical name and which tool not to trust."""
+    bundle = _BUNDLES.get((target, 42)) or compile_target(target, seed=42)
+    _BUNDLES[(target, 42)] = bundle
+    names = [d for d in datatypes(target) if "_" in d]
+    for tool in bundle.json("tools/openai.json")["tools"]:  # type: ignore[attr-defined]
+        text = tool.get("function", tool)["description"]
+        found = [d for d in names if re.search(rf"\b{re.escape(d)}\b", text)]
+        assert not found, (tool.get("function", tool)["name"], found, text)
+
+
 def test_every_phrasing_avoids_the_canonical_name() -> None:
     for datatype, options in PHRASES.items():
         assert len(set(options)) >= 2, datatype

@@ -22,15 +22,25 @@ def write_bundle(bundle: Bundle, out: Path, *, force: bool = False) -> None:
     Raises:
         ScnEmitError: `out` exists and `force` is false, or it is not a directory scn may replace.
     """
-    out = Path(out)
-    if out.exists():
-        if not force:
-            raise ScnEmitError(f"{out} already exists; pass --force to replace it", path=str(out))
+    check_output(out, force=force)
     replace_folder(bundle.files, out, "bundle")
+
+
+def check_output(out: Path, *, force: bool = False) -> None:
+    """Refuse an existing `out` without `force`: called before a compile as well as before the
+    write, so a long compile does not run only to be refused at the end.
+
+    Raises:
+        ScnEmitError: `out` exists and `force` is false.
+    """
+    out = Path(out)
+    if out.exists() and not force:
+        raise ScnEmitError(f"{out} already exists; pass --force to replace it", path=str(out))
 
 
 __all__ = [
     "Bundle",
+    "check_output",
     "dumps",
     "dumps_lines",
     "read_bundle",

@@ -14,12 +14,16 @@ from typing import Any
 
 from attrs import define
 
-from scn.bundle_format import check_format, read_bundle, sha256
+from scn.bundle_format import Bundle, BundleFiles, Spilled, check_format, read_bundle, sha256
 from scn.bundle_schema import check_bundle, check_file
 from scn.diagnostics import ScnDataError
 from scn.runtime import world
 from scn.runtime.answers import Answers, Backend
 from scn.runtime.lazy_tasks import LazyTasks
+
+#: The files whose parsed rows loading uses (the others are checked and dropped; the backend
+#: keeps `backend.jsonl`'s bytes and parses the rows it is asked for).
+_PARSED = ("tools/internal.json", "tasks.jsonl", "scenario.json")
 
 #: Above this size of `tasks.jsonl`, tasks are read on demand (`LoadedBundle.load`).
 LAZY_TASKS_BYTES = 1 << 20
@@ -40,7 +44,9 @@ class LoadedBundle:
     world: Any = None  # a `scn.runtime.world` world, for bundles that ship one
 
     @classmethod
-    def load(cls, root: str | Path, *, lazy: bool | None = None) -> LoadedBundle:
+    def load(
+        cls, root: str | Path, *, lazy: bool | None = None, files: Mapping[str, bytes] | None = None
+    ) -> LoadedBundle:
         """Load and check a bundle folder.
 
         `lazy`: read tasks on demand (`scn.runtime.lazy_tasks`): each task is parsed and checked
@@ -48,31 +54,46 @@ class LoadedBundle:
         than `LAZY_TASKS_BYTES`; never for a bundle that ships a world; False checks every task
         now.
 
+        `files`: the bundle's files already in memory, exactly as written to `root` (the
+        compiler's verify stage, which has just written them): used instead of reading and
+        hashing them again, so the bytes are shared, not held twice.
+
         Raises:
             ScnDataError: not a bundle, a file changed since compiling, or another format version.
         """
         root = Path(root)
-        files = read_bundle(root, drop=_unread)
+        spilled = _spilled_tasks(files) if files is not None else None
+        files = read_bundle(root, drop=_unread) if files is None else _kept(files, spilled)
         manifest = json.loads(files.files["manifest.json"])
         check_format(manifest, root)
         raw = files.files.get("tasks.jsonl", b"")
-        if "tasks.jsonl" not in files.files or world.WORLD_FILE in files.files:
+        if spilled is not None:
+            lazy = True  # never read whole: indexed from its file
+        elif "tasks.jsonl" not in files.files or world.WORLD_FILE in files.files:
             lazy = False  # the eager path reports a missing file; a world may read any file
         elif lazy is None:
             lazy = len(raw) > LAZY_TASKS_BYTES
-        data = check_bundle({**files.files, "tasks.jsonl": b""} if lazy else files.files)
+        data = check_bundle(
+            {**files.files, "tasks.jsonl": b""} if lazy else files.files, keep=_PARSED
+        )
         tools = _unique(data["tools/internal.json"][0], "name", "tools/internal.json")
         tasks: Mapping[str, dict[str, Any]] | None = None
         if lazy:
             files.files.pop("tasks.jsonl", None)
             _check_references(tools, {})
-            tasks = LazyTasks.index(raw, lambda task: _check_task(tools, task))
+            check = lambda task: _check_task(tools, task)  # noqa: E731
+            if spilled is not None:
+                tasks = LazyTasks.index_file(spilled, check)
+            else:
+                tasks = LazyTasks.index(raw, check)
             if tasks is None:  # lines the eager reader must report: check them all now
+                raw = spilled.read() if spilled is not None else raw
                 data["tasks.jsonl"] = check_file("tasks.jsonl", raw)
         del raw
         if tasks is None:
             tasks = _unique(data["tasks.jsonl"], "id", "tasks.jsonl")
             _check_references(tools, tasks)
+        backend = Backend.from_bytes(files.files["backend.jsonl"])
         return cls(
             root=root,
             manifest=manifest,
@@ -80,7 +101,7 @@ class LoadedBundle:
             tools=tools,
             tasks=tasks,
             stubs=Answers(tools.values()),
-            backend=Backend(data["backend.jsonl"]),
+            backend=backend,
             scenario=data["scenario.json"][0],
             world=world.load(files.files),
         )
@@ -120,6 +141,25 @@ def _check_task(tools: dict[str, dict[str, Any]], task: dict[str, Any]) -> None:
                     "tools/internal.json does not define (bundle schema)",
                     path=f"tasks.jsonl $.{field}",
                 )
+
+
+def _kept(files: Mapping[str, bytes], spilled: Spilled | None) -> Bundle:
+    """The files of an in-memory bundle that loading keeps (`_unread` drops the others; a
+    spilled `tasks.jsonl` is indexed from its file, not read)."""
+    listed = json.loads(files["manifest.json"]).get("files", {})
+    return Bundle(
+        {
+            rel: files[rel]
+            for rel in files
+            if not _unread(rel, listed) and not (spilled is not None and rel == "tasks.jsonl")
+        }
+    )
+
+
+def _spilled_tasks(files: Mapping[str, bytes]) -> Spilled | None:
+    """A `tasks.jsonl` the compiler spilled to disk (`BundleFiles`), unless a world may read it."""
+    found = files.spilled("tasks.jsonl") if isinstance(files, BundleFiles) else None
+    return found if found is not None and world.WORLD_FILE not in files else None
 
 
 def _unread(rel: str, listed: Mapping[str, str]) -> bool:

@@ -114,17 +114,20 @@ def user_message(
     return "\n".join(lines)
 
 
-def result_text(result: dict[str, Any] | None, note: str | None) -> str:
-    """The `tool` message for one call: the Env's result or error, as a small JSON object."""
+def result_text(result: dict[str, Any] | None, note: str | None, *, named: bool = True) -> str:
+    """The `tool` message for one call: the Env's result or error, as a small JSON object.
+
+    With `named` False (`held_values unlisted`: a scenario whose model never sees canonical
+    datatype names) the result leaves out the datatype of its value: it would name the
+    canonical type, and a misleading tool's `X_annotation` would tell itself apart from the
+    tool that returns X."""
     if result is None:
         body: dict[str, Any] = {"ok": False, "error": "the call was not run"}
     elif result.get("ok"):
-        body = {
-            "ok": True,
-            "output": result.get("output"),
-            "value": result.get("value"),
-            "cost": result.get("cost"),
-        }
+        body = {"ok": True}
+        if named:
+            body["output"] = result.get("output")
+        body.update(value=result.get("value"), cost=result.get("cost"))
     else:
         body = {"ok": False, "error": result.get("error"), "cost": result.get("cost")}
     if note:

@@ -367,6 +367,8 @@ class ScnGymEnv(gymnasium.Env):
         """Translate an action index into an `Env` action; anything else becomes an invalid call."""
         assert self.env is not None
         if type(action) is not int:  # noqa: E721 - the fast path is a plain int
+            if isinstance(action, (bool, np.bool_)):  # `operator.index(False)` would be 0
+                return {"type": "call", "tool": f"<invalid action {action!r}>", "args": {}}
             try:
                 action = operator.index(
                     action.item()
@@ -375,7 +377,7 @@ class ScnGymEnv(gymnasium.Env):
                 )
             except TypeError:
                 return {"type": "call", "tool": f"<invalid action {action!r}>", "args": {}}
-        if isinstance(action, bool) or not 0 <= action <= len(self.tools):
+        if not 0 <= action <= len(self.tools):
             return {"type": "call", "tool": f"<invalid action {action!r}>", "args": {}}
         return call_action(self.env, self.layout, action)
 

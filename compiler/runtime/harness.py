@@ -22,7 +22,8 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
                                              # of several calls under sequential
       mask_results "Masked: see your notes."  # older tool results are replaced by this note
       held_values unlisted                   # the request states the given values: they are
-                                             # not listed again under their datatypes' names
+                                             # not listed again under their datatypes' names,
+                                             # and tool results do not name their datatype
     }
 
 `select_tools N` has one meaning: an episode works with at most N tools of the repository. An LLM

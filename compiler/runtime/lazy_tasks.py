@@ -18,7 +18,7 @@ line number in an error always means the same line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from scn.bundle_schema import check_row, parse_line
@@ -29,6 +29,13 @@ NAME = "tasks.jsonl"
 #: Bytes at which `str.splitlines` breaks a line besides `\n` (UTF-8 of \x85, U+2028, U+2029).
 _OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8",
                  b"\xe2\x80\xa9")  # fmt: skip
+
+
+def _has_other_breaks(data: bytes) -> bool:
+    """Whether `data` holds a line break of `_OTHER_BREAKS`. A sequence whose first byte is
+    absent is ruled out by that byte's scan (a `memchr`, several times faster than looking for
+    the sequence: most bundles' task files are ASCII, and they are hundreds of megabytes)."""
+    return any(b in data for b in _OTHER_BREAKS if len(b) == 1 or b[:1] in data)
 
 
 class LazyTasks(Mapping[str, dict[str, Any]]):
@@ -53,33 +60,26 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
         Raises:
             ScnDataError: an id appears twice (as the eager load reports it).
         """
-        if any(b in data for b in _OTHER_BREAKS):
+        if _has_other_breaks(data):
             return None
-        lines: dict[str, tuple[int, int, int]] = {}
-        row, start, number = 0, 0, 0
-        while start <= len(data):
-            end = data.find(b"\n", start)
-            end = len(data) if end < 0 else end
-            number += 1
-            line, span = data[start:end], (start, end)
-            start = end + 1
-            if not line.strip():
-                continue
-            try:
-                value = parse_line(NAME, number, line)
-            except ScnDataError:
-                return None  # the eager reader raises it, with the same words
-            task_id = value.get("id") if isinstance(value, dict) else None
-            if not isinstance(task_id, str):
-                return None  # a schema error: the eager reader locates it
-            if task_id in lines:
-                raise ScnDataError(
-                    f"{NAME}: id {task_id!r} appears twice (bundle schema)",
-                    path=f"{NAME} $[{row}]",
-                )
-            lines[task_id] = (number, *span)
-            row += 1
-        return cls(data, lines, check)
+        lines = _index(_spans(data))
+        return None if lines is None else cls(data, lines, check)
+
+    @classmethod
+    def index_file(cls, spilled: Any, check: Callable[[dict[str, Any]], None]) -> LazyTasks | None:
+        """`index` for a `tasks.jsonl` the compiler spilled to a private file of its own (the
+        verify stage): the lines are read back by offset when a task is first used, so the
+        file's bytes are never all held (issue 20). None when the eager reader must handle it.
+
+        Raises:
+            ScnDataError: an id appears twice.
+        """
+        path = spilled.path  # `bundle_format.Spilled`, kept alive by the index that reads it
+        with open(path, "rb") as f:  # the whole file first, as `index` checks its bytes
+            if any(b in raw for raw in f for b in _OTHER_BREAKS):
+                return None
+        lines = _index(_file_spans(path))
+        return None if lines is None else cls(_FileBytes(spilled), lines, check)
 
     def __getitem__(self, task_id: str) -> dict[str, Any]:
         found = self._parsed.get(task_id)
@@ -105,6 +105,73 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
     def parsed(self) -> int:
         """How many tasks have been parsed so far."""
         return len(self._parsed)
+
+
+_Span = tuple[int, int, bytes]
+
+
+def _spans(data: bytes) -> Iterator[_Span]:
+    """(start, end, line) of every line of `data`, split at `\n` only."""
+    start = 0
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield start, end, data[start:end]
+        start = end + 1
+
+
+def _file_spans(path: str) -> Iterator[_Span]:
+    """`_spans` of a file split at `\n` only, read line by line (less the empty end after a
+    final `\n`, which is blank anyway)."""
+    start = 0
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw[:-1] if raw.endswith(b"\n") else raw
+            yield start, start + len(line), line
+            start += len(raw)
+
+
+def _index(spans: Iterable[_Span]) -> dict[str, tuple[int, int, int]] | None:
+    """id -> (line number, start, end) of every non-blank line; None when the eager reader
+    must report a line (not JSON, no string id).
+
+    Raises:
+        ScnDataError: an id appears twice (as the eager load reports it).
+    """
+    lines: dict[str, tuple[int, int, int]] = {}
+    row = 0
+    for number, (start, end, line) in enumerate(spans, 1):
+        if not line.strip():
+            continue
+        try:
+            value = parse_line(NAME, number, line)
+        except ScnDataError:
+            return None  # the eager reader raises it, with the same words
+        task_id = value.get("id") if isinstance(value, dict) else None
+        if not isinstance(task_id, str):
+            return None  # a schema error: the eager reader locates it
+        if task_id in lines:
+            raise ScnDataError(
+                f"{NAME}: id {task_id!r} appears twice (bundle schema)",
+                path=f"{NAME} $[{row}]",
+            )
+        lines[task_id] = (number, start, end)
+        row += 1
+    return lines
+
+
+class _FileBytes:
+    """Slices of a file read on demand (`LazyTasks` over a spilled `tasks.jsonl`)."""
+
+    def __init__(self, spilled: Any) -> None:
+        # The file itself, not its path: while it is held the file stays (an unnamed spill is
+        # reached through a descriptor whose number must not be reused under us).
+        self.spilled = spilled
+
+    def __getitem__(self, span: slice) -> bytes:
+        with open(self.spilled.path, "rb") as f:
+            f.seek(span.start)
+            return f.read(span.stop - span.start)
 
 
 __all__ = ["LazyTasks"]

@@ -421,7 +421,8 @@ class OpenAIAgent(Requester):
                 else:
                     text = _result_text(None, note)
             else:
-                text = _result_text(results[i] if i < len(results) else None, note)
+                result = results[i] if i < len(results) else None
+                text = _result_text(result, note, named=self.harness.held_values != "unlisted")
             if mask and extra is None and i < len(results) and results[i].get("ok"):
                 self.unmasked.append(len(self.messages))  # masked once a newer one arrives
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": text})

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import weakref
 from typing import Any
 
 from scn.runtime.bundle import LoadedBundle
@@ -68,6 +69,37 @@ def clauses(query: str) -> list[str]:
 _SCHEMAS: dict[int, tuple[Any, dict[str, Any]]] = {}
 
 
+class _BundleTexts:
+    """What every probe reads of one bundle's listing: each tool's description as shown, its
+    listing's words (filled as asked), its required datatypes, and which enum datatypes a
+    request spells. Kept for the bundle being played (by a weak reference: a finished bundle
+    is not held): a probe is made per episode, and rebuilding these per episode over 1,665
+    tools cost more than playing."""
+
+    def __init__(self, bundle: LoadedBundle) -> None:
+        self.bundle = weakref.ref(bundle)
+        self.shown = shown_descriptions(bundle)
+        self.listing: dict[str, frozenset[str]] = {}
+        #: Each tool's required parameters' datatypes.
+        self.required = {
+            name: frozenset(p["datatype"] for p in spec["params"] if not is_optional(p))
+            for name, spec in bundle.tools.items()
+        }
+        #: (datatype, request) -> the members it spells (`Probe.spelled`).
+        self.spelled: dict[tuple[str, str], list[str]] = {}
+        #: A request -> the enum datatypes it spells a member of.
+        self.spelled_types: dict[str, frozenset[str]] = {}
+
+
+_TEXTS: list[_BundleTexts] = []
+
+
+def _per_bundle(bundle: LoadedBundle) -> _BundleTexts:
+    if not _TEXTS or _TEXTS[0].bundle() is not bundle:
+        _TEXTS[:] = [_BundleTexts(bundle)]  # one bundle at a time, as `schemas_of`
+    return _TEXTS[0]
+
+
 def schemas_of(bundle: LoadedBundle) -> dict[str, Any]:
     """Each datatype's JSON type and enum members (`datatype_schemas`), once per bundle."""
     from scn.runtime.toolset import datatype_schemas
@@ -95,7 +127,7 @@ class Probe:
 
     def begin(self, bundle: LoadedBundle, task: dict[str, Any]) -> None:
         if getattr(self, "bundle", None) is not bundle:
-            self.shown = shown_descriptions(bundle)
+            self.shown = _per_bundle(bundle).shown
         self.bundle = bundle
         self.task_id = str(task["id"])
         self.rng = random.Random(f"{self.name}:{self.seed}:{self.task_id}")
@@ -108,7 +140,15 @@ class Probe:
     # -- what the probe sees
     def listing_words(self, name: str) -> set[str]:
         """The words of a tool's listing as the model sees it."""
-        return tool_words(self.bundle.tools[name], self.shown.get(name))
+        if self.shown is not _per_bundle(self.bundle).shown:  # a subclass chose other texts
+            return tool_words(self.bundle.tools[name], self.shown.get(name))
+        listing = _per_bundle(self.bundle).listing
+        found = listing.get(name)
+        if found is None:
+            found = listing[name] = frozenset(
+                tool_words(self.bundle.tools[name], self.shown.get(name))
+            )
+        return set(found)
 
     def remember(self, observation: dict[str, Any]) -> None:
         for value in observation["held"].values():
@@ -120,8 +160,47 @@ class Probe:
                 self.seen.setdefault(str(result["value"]), None)
 
     def callable_now(self, observation: dict[str, Any]) -> list[str]:
-        """Listed tools with inputs held and arguments not tried yet, in listed order."""
-        return [t for t in observation["tools"] if self.next_args(t, observation) is not None]
+        """Listed tools with inputs held and arguments not tried yet, in listed order.
+
+        A tool never called has tried no arguments, so it is callable exactly when each of
+        its required parameters' datatypes has a value: one subset test against the datatypes
+        that have values in this observation (the retrieval protocol lists hundreds of tools a
+        step, and the verify stage plays ten probes on twenty tasks). Tools already called go
+        through `next_args`."""
+        required = _per_bundle(self.bundle).required
+        ready = self._ready(observation)
+        out = []
+        for name in observation["tools"]:
+            needs = required.get(name)
+            if needs is None:  # not a tool of the bundle
+                continue
+            if name in self.called:
+                if self.next_args(name, observation) is not None:
+                    out.append(name)
+            elif needs <= ready:
+                out.append(name)
+        return out
+
+    def _ready(self, observation: dict[str, Any]) -> set[str]:
+        """The datatypes a parameter finds a value of now (`_values_of` is not empty)."""
+        values = observation.get("values") or {}
+        ready = set(observation["held"])
+        ready.update(d for d, found in values.items() if found)
+        query = str(observation["query"])
+        spelled = _per_bundle(self.bundle).spelled_types.get(query)
+        if spelled is None:
+            enums = [d for d, schema in schemas_of(self.bundle).items() if schema.get("enum")]
+            spelled = frozenset(d for d in enums if self.spelled(d, query))
+            _per_bundle(self.bundle).spelled_types[query] = spelled
+        ready |= spelled
+        return ready
+
+    def _values_of(self, datatype: str, observation: dict[str, Any]) -> list[Any]:
+        """The values a parameter of `datatype` can take now (`next_args`)."""
+        values = observation.get("values") or {}
+        held = observation["held"]
+        found = values.get(datatype) or ([held[datatype]] if datatype in held else [])
+        return found or self.spelled(datatype, str(observation["query"]))
 
     def next_args(self, name: str, observation: dict[str, Any]) -> dict[str, str] | None:
         """The first arguments of `name` not tried yet, made of held values of each input's
@@ -129,14 +208,9 @@ class Probe:
         spec = self.bundle.tools.get(name)
         if spec is None:
             return None
-        values = observation.get("values") or {}
-        held = observation["held"]
         choices = []
         for p in spec["params"]:
-            found = values.get(p["datatype"]) or (
-                [held[p["datatype"]]] if p["datatype"] in held else []
-            )
-            found = found or self.spelled(p["datatype"], str(observation["query"]))
+            found = self._values_of(p["datatype"], observation)
             if not found and is_optional(p):
                 continue  # left out: its default applies
             if not found:
@@ -150,13 +224,18 @@ class Probe:
     def spelled(self, datatype: str, query: str) -> list[str]:
         """Members of the datatype's enum that the request spells out, as written or with
         spaces for underscores: a value an agent copies without understanding the request."""
-        schema = schemas_of(self.bundle).get(datatype) or {}
-        text = query.lower()
-        return [
-            str(m)
-            for m in schema.get("enum") or ()
-            if str(m).lower() in text or str(m).lower().replace("_", " ") in text
-        ]
+        cache = _per_bundle(self.bundle).spelled
+        key = (datatype, query)
+        found = cache.get(key)
+        if found is None:
+            schema = schemas_of(self.bundle).get(datatype) or {}
+            text = query.lower()
+            found = cache[key] = [
+                str(m)
+                for m in schema.get("enum") or ()
+                if str(m).lower() in text or str(m).lower().replace("_", " ") in text
+            ]
+        return list(found)
 
     def call(self, name: str, observation: dict[str, Any]) -> dict[str, Any]:
         args = self.next_args(name, observation) or {}

@@ -127,7 +127,9 @@ class TextReActAgent(OpenAIAgent):
         if extra is not None:
             text = extra[2].llm_result(extra[1], results, feedback)
         else:
-            text = _result_text(results[0] if results else None, note)
+            text = _result_text(
+                results[0] if results else None, note, named=self.harness.held_values != "unlisted"
+            )
         self.messages.append({"role": "user", "content": f"Observation: {text}"})
         self.pending = []
 

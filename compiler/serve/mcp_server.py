@@ -52,6 +52,7 @@ from scn.diagnostics import ScnDataError
 from scn.runtime import effects, protocols
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.env import Env
+from scn.runtime.harness import harness_of
 from scn.serve.episodes import (
     IDLE_TIMEOUT,
     MAX_EPISODES,
@@ -137,6 +138,9 @@ class Serving:
         self.bundle = bundle
         self.task = task
         self.latency_scale = latency_scale
+        #: a result names its value's datatype unless the scenario hides canonical names
+        #: (`held_values unlisted`, as the LLM agent's tool messages do: `chat.result_text`)
+        self.named_results = harness_of(bundle.scenario).held_values != "unlisted"
         self.episodes = Episodes(
             bundle,
             log,
@@ -279,7 +283,11 @@ class Serving:
         if result.ok:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=str(result.value))],
-                structured_content={"output": result.output, "value": result.value},
+                structured_content=(
+                    {"output": result.output, "value": result.value}
+                    if self.named_results
+                    else {"value": result.value}
+                ),
                 meta={"scn/episode": episode.key},
             )
         return self.failed(str(result.error), episode)

@@ -12,7 +12,16 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 from scn import __version__
-from scn.bundle_format import BUNDLE_FORMAT, Bundle, dumps, dumps_lines, sha256
+from scn.bundle_format import (
+    BUNDLE_FORMAT,
+    Bundle,
+    BundleFiles,
+    Spilled,
+    dumps,
+    dumps_lines,
+    sha256,
+    spill_lines,
+)
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
 from scn.emit.graphs import shape_json
@@ -350,7 +359,7 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
         tool_spec(t, datatypes, enums, notes, by_name.get(t.baseline or "")) for t in scenario.tools
     ]
     ctx.task_spans.update({t.id: t.span for t in scenario.tasks if t.span is not None})
-    files: dict[str, bytes] = {}
+    files: dict[str, Any] = {}  # bytes, or `Spilled` (a big tasks.jsonl waits on disk)
     files["scenario.json"] = dumps(environment_record(scenario))
     files["tools/internal.json"] = dumps([tool_record(t) for t in scenario.tools])
     files.update(dialect_files(specs, ctx.registry))
@@ -359,8 +368,9 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     stated = frozenset(d.name for d in scenario.datatypes if d.role == STATED_ROLE)
     try:
         # A generator: each record is written and dropped before the next is built (the records
-        # of a large compile held at once were most of its peak memory).
-        files["tasks.jsonl"] = dumps_lines(
+        # of a large compile held at once were most of its peak memory); past `SPILL_BYTES` the
+        # lines go on to a temporary file, read back on demand (`BundleFiles`).
+        files["tasks.jsonl"] = spill_lines(
             task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr), stated)
             for tr in solved.truths
         )
@@ -370,8 +380,8 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
             f"a ground-truth record (kinds: {kinds}) cannot be written as JSON: {e}"
         ) from e
     files["graphs.jsonl"] = dumps_lines(shapes.lines)
-    files["backend.jsonl"] = dumps_lines(
-        [{"id": r.id, "values": dict(r.values)} for r in scenario.records]
+    files["backend.jsonl"] = dumps_lines(  # a generator: one record's dict at a time
+        {"id": r.id, "values": dict(r.values)} for r in scenario.records
     )
     files["stubs.py"] = emit_stubs(scenario, source, __version__)
     for name, entry in sorted(ctx.registry.emitters.items()):
@@ -406,9 +416,14 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
         "seed": scenario.seed,
         "params": {p.name: p.value for p in scenario.params},
         "counts": counts,
-        "files": {rel: sha256(data) for rel, data in sorted(files.items())},
+        "files": {
+            rel: data.digest if isinstance(data, Spilled) else sha256(data)
+            for rel, data in sorted(files.items())
+        },
     }
     files["manifest.json"] = dumps(manifest)
+    if any(isinstance(data, Spilled) for data in files.values()):
+        return Bundle(BundleFiles(files))
     return Bundle(dict(sorted(files.items())))
 
 

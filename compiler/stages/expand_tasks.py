@@ -31,6 +31,7 @@ from scn.evaluate import (
     kind_of,
     render,
 )
+from scn.ir import Pairs
 from scn.laws import seeded_rng
 from scn.limits import MAX_RECORDS
 from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
@@ -93,6 +94,14 @@ class TaskBuilder:
         self._cost_cache: dict[str, float] = {}
         self._renumbered: dict[tuple[str, int], list[int]] = {}
         self._space = 0  # `scramble N`: values numbered from 1..N
+        #: Equal name tuples shared: records' and givens' names (`Pairs.of`), tools shown.
+        self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._texts: dict[str, str] = {}
+
+    def _text(self, value: str) -> str:
+        """One str object for equal given values (a preference is given to thousands of
+        tasks: one copy, not one per task)."""
+        return self._texts.setdefault(value, value)
 
     # ------------------------------------------------------------ values
     def value(self, dt: DatatypeDef, n: int, record: int) -> str:
@@ -260,7 +269,8 @@ class TaskBuilder:
                     span,
                 )
         seen: set[str] = set()
-        return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
+        found = tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
+        return self._shapes.setdefault(found, found)  # thousands of tasks show one tool set
 
     def generator_functions(self) -> dict[str, Any]:
         gctx = builtins.GeneratorContext(
@@ -373,7 +383,9 @@ class TaskBuilder:
                     if not cond:
                         continue
                 (name,) = self.datatype_names(render(item.datatype, scope), item.datatype.span)
-                given[name] = str(evaluate(item.value, scope)) if item.value is not None else None
+                given[name] = (
+                    self._text(str(evaluate(item.value, scope))) if item.value is not None else None
+                )
                 self.check_value(
                     name, given[name], item.value.span if item.value is not None else item.span
                 )
@@ -469,7 +481,7 @@ class TaskBuilder:
                 id=task_id,
                 generator=node.name,
                 query=query,
-                given=tuple(sorted(given_values.items())),
+                given=Pairs.of(given_values, self._shapes),  # type: ignore[arg-type]
                 goals=tuple(goals),
                 record=record_id,
                 split=str(split) if split is not None else "",
@@ -643,7 +655,7 @@ class TaskBuilder:
                 values[name] = str(given[name])
             else:
                 values[name] = self.value(self.datatypes[name], n, n)
-        self.records.append(RecordDef(task_id, tuple(sorted(values.items()))))
+        self.records.append(RecordDef(task_id, Pairs.of(values, self._shapes)))  # type: ignore[arg-type]
         optional_params.fill_task(self, task_id, visible, values, given, n)
         return task_id, {d: values[d] for d in given}
 

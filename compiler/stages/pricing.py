@@ -1,19 +1,21 @@
 """Drawing tools' costs and latencies from their laws, per task or once for a scenario.
 
 A scenario may price every tool anew for every query (seed = SHA-256 of global seed, query,
-tool), so a compile makes one draw per (task, tool): 326,000 for the length-8 bundle with both splits. A
-`_PricePlan` orders a task's tools once per tool set (components before the composites built on
-them) so a task's prices are one loop with no recursion and no lookups by name, and the seed text
-shared by a task's tools is hashed once (`laws.DigestPrefix`).
+tool), so a compile makes one draw per (task, tool): 326,000 for the length-8 bundle with both
+splits. A `_PricePlan` orders a task's tools once per tool set (components before the composites
+built on them) so a task's prices are one loop with no recursion and no lookups by name, and the
+seed text shared by a task's tools is hashed once (`laws.DigestPrefix`).
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 
 import attrs
 
 from scn.diagnostics import Collector, ScnError
+from scn.ir import Pairs
 from scn.laws import DEFAULT_SEED_PARTS, CompiledLaw, DigestPrefix, StreamRandom
 from scn.scenario import ToolDef
 
@@ -32,6 +34,7 @@ class _Step:
 class _PricePlan:
     steps: tuple[_Step, ...]
     shown: tuple[tuple[str, int], ...]  #: (tool name, step) of the tools the task lists, sorted
+    names: tuple[str, ...]  #: the names of `shown`, shared by every task's `Pairs`
 
 
 class Pricer:
@@ -55,8 +58,9 @@ class Pricer:
         self._rng = StreamRandom(b"")  # rekeyed for every draw
 
     # ------------------------------------------------------------ per task
-    def task_costs(self, task_id: str, visible: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
-        """Return the task's price list, sorted by tool name (empty after a reported error)."""
+    def task_costs(self, task_id: str, visible: tuple[str, ...]) -> Sequence[tuple[str, float]]:
+        """Return the task's price list, sorted by tool name (empty after a reported error): the
+        (name, cost) pairs as `scn.ir.Pairs`, names shared by the tool set, costs packed."""
         plan = self._plans.get(visible)
         if plan is None:
             plan = self._plans[visible] = self._plan(visible)
@@ -77,7 +81,7 @@ class Pricer:
         except ScnError as e:
             self.errors.extend(e.diagnostics)
             return ()
-        return tuple((name, values[i]) for name, i in plan.shown)
+        return Pairs(plan.names, array("d", [values[i] for _, i in plan.shown]))
 
     def _plan(self, visible: tuple[str, ...]) -> _PricePlan:
         order: dict[str, int] = {}
@@ -99,7 +103,7 @@ class Pricer:
 
         names = visible or tuple(t.name for t in self.tools)
         shown = tuple(sorted((name, add(name)) for name in names))
-        return _PricePlan(tuple(steps), shown)
+        return _PricePlan(tuple(steps), shown, tuple(name for name, _ in shown))
 
     # ------------------------------------------------------------ once per scenario
     def latency_of(self, tool: ToolDef) -> float | None:

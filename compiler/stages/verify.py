@@ -15,11 +15,12 @@ import io
 import json
 import tempfile
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from scn.bundle_format import load_stubs, sha256
+from scn.bundle_format import BundleFiles, file_lines, load_stubs, sha256
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnVerifyError
 from scn.emit.bundle import Bundle, write_files
@@ -95,7 +96,7 @@ def verify(bundle: Bundle, ctx: CompileContext) -> Bundle:
     errors.raise_if_errors(ScnVerifyError)
     constrained = [  # only a line that mentions the key can carry it: parse just those
         t["id"]
-        for line in _lines(bundle.files["tasks.jsonl"])
+        for line in _lines(bundle, "tasks.jsonl")
         if b'"constraints"' in line and "constraints" in (t := json.loads(line))
     ]
     if constrained:
@@ -110,14 +111,14 @@ def replays(bundle: Bundle, ctx: CompileContext) -> Collector:
     """Replay every task of `tasks.jsonl` (`verify_shard`, sharded over `ctx.workers`) and
     collect the failures in task order, up to `ERROR_LIMIT`."""
     errors = Collector()
-    data = bundle.files["tasks.jsonl"]
     try:
         if ctx.backend != "ray":  # once, here: this process replays a share, forks inherit it
             _replay_context(bundle)
         # Shards are byte ranges (a row is in the shard its first byte is in): no shard reads
         # the rows before its own, and nothing counts all the rows first (0.1 s for 250 MB).
-        rows = _rows_up_to(data, shards.MIN_SHARDED)
-        for problems in shards.run(ctx, verify_shard, bundle, len(data), items=rows):
+        rows = sum(1 for _ in islice(_lines(bundle, "tasks.jsonl"), shards.MIN_SHARDED))
+        size = _size(bundle, "tasks.jsonl")
+        for problems in shards.run(ctx, verify_shard, bundle, size, items=rows):
             for task_id, problem in problems:
                 errors.error(
                     f"task '{task_id}'{problem}", ctx.task_spans.get(task_id), code="verify"
@@ -138,30 +139,45 @@ ERROR_LIMIT = 100
 _CONTEXT: dict[str, VerifyContext] = {}
 
 
-def _rows_up_to(data: bytes, limit: int) -> int:
-    """How many lines `data` holds, counted no further than `limit`."""
-    rows = at = 0
-    while rows < limit and at < len(data):
-        at = data.find(b"\n", at) + 1 or len(data)
-        rows += 1
-    return rows
+def _lines(bundle: Bundle, rel: str) -> Iterator[bytes]:
+    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses), streamed
+    from disk when emit spilled the file."""
+    for line in file_lines(bundle.files, rel):
+        if line.strip():
+            yield line
 
 
-def _lines(data: bytes, start: int | None = None) -> Iterator[bytes]:
-    """The non-blank lines of a JSON Lines file (the rows `Bundle.iter_jsonl` parses); from
-    byte `start` on, every line, blank ones too (their lengths add up to positions)."""
-    with io.BytesIO(data) as f:
-        if start is not None:
-            f.seek(start)
-            yield from f
-            return
+def _size(bundle: Bundle, rel: str) -> int:
+    """The size in bytes of one bundle file, without reading it when emit spilled it."""
+    spilled = bundle.files.spilled(rel) if isinstance(bundle.files, BundleFiles) else None
+    return spilled.size if spilled is not None else len(bundle.files[rel])
+
+
+def _rows_from(bundle: Bundle, rel: str, start: int) -> Iterator[tuple[int, bytes]]:
+    """(where it begins, line) for the lines of a JSON Lines file from the first that begins at
+    or after byte `start`, blank ones too; streamed from disk when emit spilled the file."""
+    spilled = bundle.files.spilled(rel) if isinstance(bundle.files, BundleFiles) else None
+    with open(spilled.path, "rb") if spilled is not None else io.BytesIO(bundle.files[rel]) as f:
+        if start > 0:
+            f.seek(start - 1)
+            f.readline()  # the rest of the row byte `start - 1` is in (b"\n" if it ends there)
+        at = f.tell()
         for line in f:
-            if line.strip():
-                yield line
+            yield at, line
+            at += len(line)
 
 
 def _replay_context(bundle: Bundle) -> VerifyContext:
-    """The bundle's own stubs (imported from a private folder) and tools, once per process."""
+    """The bundle's own stubs (imported from a private folder) and tools, once per process.
+
+    The stubs answer from the runtime's compact `Backend` (`scn.runtime.answers`: the records
+    kept as the bundle's own `backend.jsonl` bytes, an 8-byte index entry per value) rather than
+    the template's `Backend.load`, which holds every record parsed plus a set per value: 50 MiB
+    for the length-8 CostBench bundle, most of verify's memory. Both answer every lookup alike
+    (the template's class is the same text in every bundle; tests compare the two on random
+    records and on every committed bundle's replay)."""
+    from scn.runtime.answers import Backend
+
     key = sha256(bundle.files["manifest.json"])
     found = _CONTEXT.get(key)
     if found is None:
@@ -170,7 +186,7 @@ def _replay_context(bundle: Bundle) -> VerifyContext:
             # The stubs read nothing but their backend; the other files are checked from memory.
             write_files({rel: bundle.files[rel] for rel in STUB_FILES}, folder)
             stubs = load_stubs(folder)
-            backend = stubs.Backend.load(folder)
+        backend = Backend.from_bytes(bundle.files["backend.jsonl"])
         tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
         found = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
         _CONTEXT.clear()
@@ -184,13 +200,9 @@ def verify_shard(bundle: Bundle, start: int, stop: int) -> list[tuple[str, str]]
     context = _replay_context(bundle)
     kinds = shards.registry().truth_kinds
     out: list[tuple[str, str]] = []
-    data = bundle.files["tasks.jsonl"]
-    if start > 0:  # the first row that begins at or after `start`
-        start = data.find(b"\n", start - 1) + 1 or len(data)
-    for line in _lines(data, start):
-        if start >= stop or len(out) >= ERROR_LIMIT:
+    for at, line in _rows_from(bundle, "tasks.jsonl", start):
+        if at >= stop or len(out) >= ERROR_LIMIT:
             break
-        start += len(line)
         if not line.strip():
             continue
         task = json.loads(line)
@@ -222,7 +234,7 @@ def validity(bundle: Bundle, ctx: CompileContext, errors: Collector) -> None:
 
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         write_files(bundle.files, Path(tmp))
-        loaded = LoadedBundle.load(Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp), files=bundle.files)
         if rules:
             check_keepable(loaded, ctx, errors)
             errors.raise_if_errors(ScnVerifyError)
@@ -242,7 +254,7 @@ def play_constrained(
 
     with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
         write_files(bundle.files, Path(tmp))
-        loaded = LoadedBundle.load(Path(tmp))
+        loaded = LoadedBundle.load(Path(tmp), files=bundle.files)
         for task_id in task_ids:
             record = episode(loaded, task_id, OracleAgent(), "oracle")
             broken = [v["message"] for s in record["steps"] for v in s.get("violations", [])]

@@ -160,7 +160,7 @@ def tool_Get_Account_Email_From_Client_Number_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its email."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -287,9 +287,7 @@ def tool_Get_Acquirer_Reference_From_Issuer_Hold_Key_Prime_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its
-    processor_reference.
-    """
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -415,7 +413,7 @@ def tool_Get_Audit_Verdict_From_Check_File_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its audit_status."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -542,7 +540,7 @@ def tool_Get_Authorization_State_From_Authorization_Id_Swift_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its auth_status."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -668,7 +666,7 @@ def tool_Get_Charged_Total_From_Finalized_Order_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its order_total."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -794,7 +792,7 @@ def tool_Get_Checkout_Intent_Id_From_Card_Hold_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its payment_intent_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -920,7 +918,7 @@ def tool_Get_Checkout_Order_Id_From_Basket_Row_Key_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its order_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1046,9 +1044,7 @@ def tool_Get_Checkout_Session_Id_From_Receipt_Key_Prime_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its
-    checkout_session_id.
-    """
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1174,7 +1170,7 @@ def tool_Get_Clearance_Record_From_Refund_Record_Id_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its auth_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1259,7 +1255,7 @@ def tool_Get_Finalized_Order_Id_From_Inbox_On_File_And_Order_Cre_945a6790(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its order_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1431,7 +1427,7 @@ def tool_Get_Funding_Source_Id_From_Pi_Record_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its payment_method_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1551,7 +1547,7 @@ def tool_Get_Held_Amount_From_Card_Hold_Id_Fast_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its auth_amount."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1678,7 +1674,7 @@ def tool_Get_Issuer_Response_Token_From_Authorization_Id_Edge_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its auth_code."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1805,7 +1801,7 @@ def tool_Get_Issuing_Country_From_Standing_Instrument_Key_Core_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its account_country."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -1931,7 +1927,7 @@ def tool_Get_Placed_Order_Status_From_Sale_Key_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its order_status."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2057,7 +2053,7 @@ def tool_Get_Profile_Handle_From_Customer_Email_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its user_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2184,9 +2180,7 @@ def tool_Get_Receipt_Payment_Line_From_Finalized_Order_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its
-    receipt_tender_label.
-    """
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2312,7 +2306,7 @@ def tool_Get_Refund_Total_From_Reimbursement_Key_Swift_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its refund_amount."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2438,7 +2432,7 @@ def tool_Get_Refunded_At_From_Finance_Refund_Id_Fast_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its refund_time."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2565,7 +2559,7 @@ def tool_Get_Reimbursement_Key_From_Review_Ticket_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its refund_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2692,7 +2686,7 @@ def tool_Get_Repayment_Status_From_Reimbursement_Key_Fast_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its refund_status."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2818,7 +2812,7 @@ def tool_Get_Return_Case_State_From_Return_Claim_Id_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its return_status."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -2944,7 +2938,7 @@ def tool_Get_Return_Review_Id_From_Send_Back_Key_V2_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its return_audit_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -3064,7 +3058,7 @@ def tool_Get_Return_Ticket_Id_From_Sale_Key_Swift_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its return_request_id."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -3184,7 +3178,7 @@ def tool_Get_Sale_Date_From_Placed_Order_Id_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its created_time."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -3311,9 +3305,7 @@ def tool_Get_Saved_Instrument_Kind_From_Usual_Billing_Choice_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its
-    default_method_type.
-    """
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -3440,9 +3432,7 @@ def tool_Get_Standing_Instrument_Key_From_Customer_Id_Fast_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its
-    default_payment_method_id.
-    """
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,
@@ -3568,7 +3558,7 @@ def tool_Get_Vault_Pan_Reference_From_Tender_Id_V3_Related(
     backend: Backend,
     args: dict[str, Any],
 ) -> dict[str, Any]:
-    """Returns an internal note attached to the record, not its account_number."""
+    """Returns an internal note attached to the record."""
     return _fixed(
         "queued-for-audit",
         True,

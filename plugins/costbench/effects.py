@@ -19,7 +19,7 @@ import math
 import random
 from typing import Any
 
-from scn.law_tree import LawOp, TreeLaw, tree_function
+from scn.law_tree import LawOp, TreeLaw, tree_functions
 from scn.runtime.effects import EffectContext
 from scn.runtime.results import CallResult
 
@@ -216,10 +216,16 @@ def _compiled_laws(
     answer, goes through the compiler's form (`_full_law`), built on first need, from the
     content `key` holds (parsed then: the scenario's own objects may have changed since)."""
     out: dict[str, Any] = {}
+    all_ops = [
+        tuple(LawOp(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"]) for law in laws
+    ]
+    with_tree = [i for i, law in enumerate(laws) if "tree" in law]
+    written = tree_functions([(laws[i]["tree"], all_ops[i]) for i in with_tree], params)
+    fast_of = dict(zip(with_tree, written, strict=True))
     for index, law in enumerate(laws):
-        ops = tuple(LawOp(o["op"], o["low"], o["high"], o["digits"]) for o in law["ops"])
+        ops = all_ops[index]
         name = f"{law['quantity']}:{law['name']}"
-        fast = tree_function(law["tree"], params, ops) if "tree" in law else None
+        fast = fast_of.get(index)
         if fast is None:
             out[name] = _full_law(law, params, ops)
         else:

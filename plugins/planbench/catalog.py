@@ -93,47 +93,67 @@ def _search(
     max_depth: int | None,
     max_inputs: int | None,
 ) -> list[int]:
-    """The search itself, over bit masks of the tools (`_producers`): the antichain of masks."""
-    _, producers = _producers(sig, start_set, max_inputs)
-    memo: dict[frozenset[str], list[int]] = {}
-    busy: set[frozenset[str]] = set()
-    empty: tuple[str, ...] = ()
+    """The search itself, over bit masks of the tools (`_producers`): the antichain of masks.
 
-    def solve(pending: tuple[str, ...], depth: int) -> list[int]:
-        if max_depth is not None and depth >= max_depth:
-            return []
-        key = frozenset(pending)
-        found = memo.get(key)
-        if found is not None:
-            return found
-        if key in busy:
-            return []
+    The unresolved goals are a tuple (their order decides what is resolved next) and, for the
+    memo and the cycle check, a mask of datatypes (`_datatype_masks`): a tuple never holds a
+    datatype twice, so the goals left after the first are the mask without its bit, and a
+    producer's new goals add its inputs' mask. The memo and the cycle check are read before
+    recursing, so only goal sets not met yet make a call (about half of the calls were hits).
+    """
+    _, producers = _producers(sig, start_set, max_inputs)
+    bits_of = _datatype_masks(sig)[0]
+    memo: dict[int, list[int]] = {}
+    busy: set[int] = set()
+    empty: tuple[tuple[int, tuple[str, ...], int], ...] = ()
+    capped = max_depth is not None
+
+    def solve(pending: tuple[str, ...], key: int, depth: int) -> list[int]:
         busy.add(key)
         goal, rest = pending[0], pending[1:]
-        found = []
-        for bit, needs in producers.get(goal, empty):
+        rest_key = key & ~bits_of[goal]
+        deeper = depth + 1
+        cut = capped and deeper >= max_depth  # type: ignore[operator]
+        found: list[int] = []  # every candidate set, then (below) the minimal ones
+        for bit, needs, needs_key in producers.get(goal, empty):
             if needs:
-                fresh = tuple(d for d in needs if d not in rest) if rest else needs
-                pending2 = fresh + rest
+                if needs_key & rest_key:
+                    pending2 = tuple(d for d in needs if d not in rest) + rest
+                else:
+                    pending2 = needs + rest
+                key2 = rest_key | needs_key
+            elif rest:
+                pending2, key2 = rest, rest_key
             else:
-                pending2 = rest
-            subs = solve(pending2, depth + 1) if pending2 else _ROOT
-            for sub in subs:
-                candidate = sub | bit
-                # the antichain: skip a candidate containing a member, drop members containing it
-                for f in found:
+                subs: list[int] | tuple[int, ...] = _ROOT
+                pending2 = ()
+            if pending2:
+                if cut:
+                    continue  # a branch deeper than the cap yields nothing
+                subs = memo.get(key2)  # type: ignore[assignment]
+                if subs is None:
+                    if key2 in busy:
+                        continue  # a goal set still being solved (a cycle) yields nothing
+                    subs = solve(pending2, key2, deeper)
+            found += [sub | bit for sub in subs]
+        if len(found) > 1:  # the antichain: smallest first, each kept unless it holds a kept one
+            kept: list[int] = []
+            for candidate in sorted(set(found), key=int.bit_count):
+                for f in kept:
                     if f & candidate == f:
                         break
                 else:
-                    found = [f for f in found if f & candidate != candidate]
-                    found.append(candidate)
+                    kept.append(candidate)
+            found = kept
         busy.discard(key)
         memo[key] = found
         return found
 
     if not first:
         return [0]
-    return solve(first, 0)
+    if capped and max_depth <= 0:  # type: ignore[operator]
+        return []
+    return solve(first, _mask(first, bits_of), 0)
 
 
 _ROOT = (0,)  #: what an empty list of pending goals yields: the empty tool set
@@ -150,18 +170,21 @@ def _producers(
     sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
     start: frozenset[str],
     max_inputs: int | None,
-) -> tuple[dict[str, int], dict[str, list[tuple[int, tuple[str, ...]]]]]:
+) -> tuple[dict[str, int], dict[str, list[tuple[int, tuple[str, ...], int]]]]:
     """Each name's bit, and for each datatype its producers in the tools' order: (the tool's
-    bit, its inputs not in `start`, sorted). Built once per (tools, start)."""
+    bit, its inputs not in `start`, sorted, and their datatype mask). Built once per (tools,
+    start)."""
     bits: dict[str, int] = {}
-    producers: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    datatype_bits = _datatype_masks(sig)[0]
+    producers: dict[str, list[tuple[int, tuple[str, ...], int]]] = {}
     for name, inputs, outputs in sig:
         bit = bits.setdefault(name, 1 << len(bits))
         if max_inputs is not None and len(inputs) > max_inputs:
             continue
         needs = tuple(sorted(inputs - start))
+        entry = (bit, needs, _mask(needs, datatype_bits))
         for out in sorted(outputs):
-            producers.setdefault(out, []).append((bit, needs))
+            producers.setdefault(out, []).append(entry)
     return bits, producers
 
 
@@ -199,16 +222,64 @@ def release_catalog(
     sets are all minimal. On the 327 released tasks this drops nothing
     (tests/test_planbench_release.py).
     """
-    sig = _signature(atomic)
+    tables = _tables(atomic)
     goal_set = frozenset(goals)
     # The search and the minimality check read only the datatypes a goal can be made from (its
     # cone): the start's other members change nothing, so pairs that differ only there share
     # one search. PlanBench-XL's generated mode measures 54,938 pairs; they make 6,594 searches.
-    relevant = frozenset(start) & _cone(sig, goal_set, CATALOG_MAX_INPUTS)
-    return _release_catalog(sig, relevant, goal_set, min_size)
+    cone = tables.cones.get(goal_set)
+    if cone is None:
+        cone = tables.cones[goal_set] = _cone(tables.sig, goal_set, CATALOG_MAX_INPUTS)
+    key = (frozenset(start) & cone, goal_set, min_size)
+    found = tables.answers.get(key)
+    if found is None:
+        found = tables.answers[key] = _release_catalog(tables, *key)
+    return found
 
 
-@functools.lru_cache(maxsize=1 << 12)
+class _Tables:
+    """What the catalogue keeps per tool list: its signature, each goal set's cone, and every
+    answer. A generated-task compile asks about tens of thousands of (start, goal) pairs over one
+    list, each twice (the `reachable` generator measures the pair, then the truth kind solves
+    the task); rebuilding and hashing the signature per call cost as much as the searches."""
+
+    __slots__ = ("sig", "cones", "answers", "unique")
+
+    def __init__(self, sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...]) -> None:
+        self.sig = sig
+        self.cones: dict[frozenset[str], frozenset[str]] = {}
+        self.answers: dict[tuple[frozenset[str], frozenset[str], int], tuple[frozenset[str], ...]]
+        self.answers = {}
+        #: No two tools share a name (a bit then stands for one tool: `_minimal`'s shortcut).
+        self.unique = len({name for name, _, _ in sig}) == len(sig)
+
+
+#: Tool lists seen lately, by identity (a tuple is the same list while it lives; the entry
+#: holds it, so its id is not reused), and the tables by signature.
+_BY_ID: dict[int, tuple[Sequence[solver.Tool], _Tables]] = {}
+_BY_SIG: dict[tuple[tuple[str, frozenset[str], frozenset[str]], ...], _Tables] = {}
+_KEPT = 16  #: how many tool lists and tables stay cached (a compile uses one or two)
+
+
+def _tables(atomic: Sequence[solver.Tool]) -> _Tables:
+    """The tables of a tool list: found by identity for a tuple (no signature built), else by
+    signature."""
+    hit = _BY_ID.get(id(atomic))
+    if hit is not None and hit[0] is atomic:
+        return hit[1]
+    sig = _signature(atomic)
+    tables = _BY_SIG.get(sig)
+    if tables is None:
+        if len(_BY_SIG) >= _KEPT:
+            _BY_SIG.clear()
+        tables = _BY_SIG[sig] = _Tables(sig)
+    if isinstance(atomic, tuple):  # a list could change under the same id
+        if len(_BY_ID) >= _KEPT:
+            _BY_ID.clear()
+        _BY_ID[id(atomic)] = (atomic, tables)
+    return tables
+
+
 def _cone(
     sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
     goals: frozenset[str],
@@ -244,16 +315,11 @@ def _input_sets(
     return out
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _release_catalog(
-    sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
-    start: frozenset[str],
-    goals: frozenset[str],
-    min_size: int,
+    tables: _Tables, start: frozenset[str], goals: frozenset[str], min_size: int
 ) -> tuple[frozenset[str], ...]:
-    """`release_catalog`, kept per (tools, start, goals, min_size): a generated-task compile asks
-    for each task's catalogue twice (the `reachable` generator measures the pair, then the truth
-    kind solves the task), and the search is the bulk of that compile."""
+    """`release_catalog` for the start's members in the goals' cone (computed once per key)."""
+    sig = tables.sig
     first = tuple(sorted(goals - start))
     masks = _search(sig, start, first, None, CATALOG_MAX_INPUTS)
     bits_of, io = _datatype_masks(sig)
@@ -264,14 +330,14 @@ def _release_catalog(
     for mask in masks:
         if _popcount(mask) < min_size:
             continue
-        if _minimal([io[b] for b in _bits(mask)], start_mask, goal_mask):
+        if _minimal([io[b] for b in _bits(mask)], start_mask, goal_mask, tables.unique):
             kept.append(_names(mask, names))
     kept.sort(key=lambda s: (len(s), tuple(sorted(s))))
     return tuple(kept)
 
 
 def _popcount(mask: int) -> int:
-    return bin(mask).count("1")
+    return mask.bit_count()
 
 
 def _bits(mask: int) -> list[int]:
@@ -313,23 +379,36 @@ def _reaches(tools: Sequence[tuple[int, int]], start: int, goals: int) -> bool:
     plain fixpoint over the few tools of one set (the solver's indexed version pays for an
     index per call, which dominated generated-mode compiles), stopping once the goals are held."""
     held = start
-    pending = tools
     while goals & ~held:
-        rest = []
-        for t in pending:
-            if t[0] & ~held:
-                rest.append(t)
-            else:
-                held |= t[1]
-        if len(rest) == len(pending):
+        before = held
+        for needs, makes in tools:  # a tool fires in the pass its inputs are held
+            if not needs & ~held:
+                held |= makes
+        if held == before:
             return False
-        pending = rest
     return True
 
 
-def _minimal(tools: list[tuple[int, int]], start: int, goals: int) -> bool:
-    """Whether the set reaches the goals and no set with one tool fewer does (reaching is
-    monotone in the set, so this is inclusion-minimality)."""
+def _minimal(tools: list[tuple[int, int]], start: int, goals: int, unique: bool = False) -> bool:
+    """Whether a set the search found reaches the goals and no set with one tool fewer does
+    (reaching is monotone in the set, so this is inclusion-minimality).
+
+    The shortcut (`unique`: no two tools share a name): the search picks each tool of a set to
+    make one datatype it still needs (not in the start), a goal or an input of a tool picked
+    before it. If no datatype outside the start has two makers in the set, leaving a tool out
+    leaves the datatype it was picked for unmade, so the tool that needed it cannot run, and so
+    on up to a goal: every tool is needed, and one fixpoint decides. Otherwise each tool is
+    left out in turn."""
+    if unique:
+        made = 0
+        outside = ~start
+        for t in tools:
+            out = t[1] & outside
+            if made & out:
+                break
+            made |= out
+        else:
+            return _reaches(tools, start, goals)
     return _reaches(tools, start, goals) and not any(
         _reaches(tools[:i] + tools[i + 1 :], start, goals) for i in range(len(tools))
     )

@@ -203,7 +203,10 @@ class Retrieval(Protocol):
     def available(self, env: Any) -> list[str]:
         """Only retrieved tools, in visible order, without a full scan."""
         pos = env.positions()
-        live = (t for t in self.retrieved if env.allowed(t, pos))
+        if env.banned or env.hidden or env.unlisted:
+            live = [t for t in self.retrieved if env.allowed(t, pos)]
+        else:  # `allowed` reduces to being visible
+            live = [t for t in self.retrieved if t in pos]
         return sorted(live, key=pos.__getitem__)
 
     def act(self, env: Any, action: dict[str, Any]) -> tuple[list[Any], str | None, dict[str, Any]]:

@@ -18,11 +18,11 @@ A set "reads" an input when one of its tools takes it as an argument.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from scn import solver
 
-__all__ = ["KINDS", "USEFULNESS", "input_use", "two_input_kind"]
+__all__ = ["KINDS", "USEFULNESS", "input_use", "input_use_by_readers", "two_input_kind"]
 
 USEFULNESS = ("all_both", "both_and_single", "all_single_both_sides", "all_single_one_side")
 KINDS = (
@@ -41,10 +41,20 @@ def input_use(
     if len(given) != 2:
         return None
     a, b = given
+    reads_a = frozenset(t for t, inputs in inputs_of.items() if a in inputs)
+    reads_b = frozenset(t for t, inputs in inputs_of.items() if b in inputs)
+    return input_use_by_readers([frozenset(s) for s in sets], reads_a, reads_b)
+
+
+def input_use_by_readers(
+    sets: Iterable[frozenset[str]], reads_a: frozenset[str], reads_b: frozenset[str]
+) -> str | None:
+    """`input_use` given the names of the tools that read each input (a caller labelling many
+    tasks over one tool list builds those once)."""
     sides: set[str] = set()
     for tool_set in sets:
-        read = frozenset().union(*(inputs_of[t] for t in tool_set))
-        sides.add("both" if a in read and b in read else "a" if a in read else "b")
+        read_a = not reads_a.isdisjoint(tool_set)
+        sides.add("both" if read_a and not reads_b.isdisjoint(tool_set) else "a" if read_a else "b")
     if not sides:
         return None
     if sides == {"both"}:
@@ -55,10 +65,14 @@ def input_use(
 
 
 def two_input_kind(
-    usefulness: str | None, given: Sequence[str], tools: Iterable[solver.Tool]
+    usefulness: str | None,
+    given: Sequence[str],
+    tools: Iterable[solver.Tool],
+    reach: Callable[[str], frozenset[str]] | None = None,
 ) -> str | None:
     """Return the task kind for a usefulness label; ``tools`` decide whether one input can be
-    derived from the other."""
+    derived from the other (``reach``, if given: what a datatype alone reaches over them, for a
+    caller that keeps it)."""
     if usefulness is None:
         return None
     if usefulness == "all_both":
@@ -66,9 +80,12 @@ def two_input_kind(
     if usefulness == "both_and_single":
         return "mixed_both_and_single"
     if usefulness == "all_single_both_sides":
-        tools = tuple(tools)
         a, b = given
-        derived = b in solver.reachable(tools, [a]) or a in solver.reachable(tools, [b])
+        if reach is None:
+            tools = tuple(tools)
+            derived = b in solver.reachable(tools, [a]) or a in solver.reachable(tools, [b])
+        else:
+            derived = b in reach(a) or a in reach(b)
         if not derived:
             return "single_input_split_paths"
     return "single_input_redundant"
