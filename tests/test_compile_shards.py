@@ -79,6 +79,7 @@ def test_any_sharding_gives_the_serial_bundle(
 ) -> None:
     monkeypatch.setattr(shards, "MIN_SHARDED", 1)
     monkeypatch.setattr(shards, "SHARDS_PER_WORKER", per_worker)
+    monkeypatch.setattr(shards, "TAKEN_SHARDS_PER_WORKER", per_worker)
     assert compiled("cctu", workers, seed) == compiled("cctu", 1, seed)
 
 
@@ -188,3 +189,123 @@ def test_cli_rejects_zero_workers(tmp_path: Path) -> None:
         main, ["compile", "cctu", "-o", str(tmp_path / "b"), "--workers", "0"]
     )
     assert result.exit_code == 2
+
+
+class _Rows:
+    """A bundle of only `tasks.jsonl`, for `verify_shard`'s byte ranges."""
+
+    def __init__(self, data: bytes) -> None:
+        self.files = {"tasks.jsonl": data}
+
+
+@given(
+    rows=st.lists(st.sampled_from(["task", "", " ", "\t"]), max_size=30),
+    cuts=st.lists(st.integers(0, 10**4), max_size=6),
+    ending=st.sampled_from(["", "\n"]),
+)
+def test_verify_byte_shards_take_every_row_once_in_order(
+    rows: list[str], cuts: list[int], ending: str
+) -> None:
+    """Whatever byte offsets cut `tasks.jsonl` (mid-row, on a newline, on a blank line), the
+    shards replay each row once, in file order: a row belongs to the shard its first byte is
+    in."""
+    lines = [
+        json.dumps({"id": f"t{i}", "truth": {}}) if r == "task" else r for i, r in enumerate(rows)
+    ]
+    data = ("\n".join(lines) + ending).encode()
+    edges = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(verify, "_replay_context", lambda bundle: None)
+        patch.setattr(verify, "_check_task", lambda task, kind, context: ": replayed")
+        patch.setattr(shards, "_REGISTRY", REGISTRY)
+        whole = verify.verify_shard(_Rows(data), 0, len(data))
+        pieces = [
+            found
+            for a, b in zip(edges, edges[1:], strict=False)
+            for found in verify.verify_shard(_Rows(data), a, b)
+        ]
+    assert [task_id for task_id, _ in whole] == [f"t{i}" for i, r in enumerate(rows) if r == "task"]
+    assert pieces == whole
+
+
+class _Opaque:
+    """A record value marshal cannot write (pickle can)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Opaque)
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("odd_record", [False, True])
+def test_solve_outcomes_cross_processes_unchanged(odd_record: bool) -> None:
+    """What a worker hands back (`solve.OUTCOMES`) unpacks to the very outcomes: truths with
+    shared edges, a task's diagnostics, a located error; a record marshal cannot hold falls
+    back to pickle."""
+    from scn.diagnostics import Diagnostic
+    from scn.scenario import GroundTruth
+
+    edges = (("a", "T", "a, b"),)
+    span = Span("x.scn", 3, 1, 3, 9)
+    record = (("sets", [["T"], ["U"]]), ("odd", _Opaque() if odd_record else {"k": 1.5}))
+    plain = GroundTruth("t1", True, "catalog", ("T",), 0.0, 1, (("b", "v"),), edges, None, record)
+    shared = GroundTruth("t2", True, "catalog", ("T",), None, 1, (), edges, 2, ())
+    warned = (GroundTruth("t3", False, "catalog"), (Diagnostic("no", span),))
+    raised = shards.Raised.of(ScnSemanticError("no tool makes C", span=span))
+    outcomes = [(plain, ()), (shared, ()), warned, raised]
+    codec = solve_stage.OUTCOMES
+    back = codec.unpack(pickle.loads(pickle.dumps(codec.pack(outcomes))))
+    assert back[:3] == outcomes[:3]
+    assert back[3].kind is ScnSemanticError and back[3].diagnostics == raised.diagnostics
+    if not odd_record:
+        assert back[0][0].edges is back[1][0].edges  # shared tuples stay shared
+
+
+def _fails_on(item: int, start: int, stop: int) -> list[int]:
+    if start <= item < stop:
+        raise ValueError(f"bad item {item}")
+    return list(range(start, stop))
+
+
+def _dies_outside(driver: int, start: int, stop: int) -> list[int]:
+    import os
+    import time
+
+    if os.getpid() != driver:
+        os._exit(3)
+    time.sleep(0.01)  # leave the other process time to take a shard
+    return list(range(start, stop))
+
+
+def test_a_crash_in_any_process_is_raised_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shards go to whichever process is free: a bug raised in either surfaces in the driver,
+    and a worker that dies (killed) is an error, not a hang."""
+    import os
+
+    ctx = CompileContext(REGISTRY, 42, {}, workers=2)
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    assert [x for part in shards.run(ctx, _fails_on, -1, 100) for x in part] == list(range(100))
+    for item in (0, 50, 99):
+        with pytest.raises(ValueError, match=f"bad item {item}"):
+            list(shards.run(ctx, _fails_on, item, 100))
+    with pytest.raises(RuntimeError, match=r"exit codes \[3\]"):
+        list(shards.run(ctx, _dies_outside, os.getpid(), 100))
+
+
+def test_spilled_tasks_are_verified_in_byte_shards_as_in_serial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past `SPILL_BYTES` emit writes tasks.jsonl to a private file: each shard reads its own
+    byte range from it (a forked worker through the inherited descriptor), and the failures
+    come back as the serial replay's, in order and capped."""
+    from scn import bundle_format
+
+    def fail_odd(task, kind, context):  # type: ignore[no-untyped-def]
+        return ": broken on purpose" if int(task["id"].split("_")[1]) % 2 else None
+
+    monkeypatch.setattr(bundle_format, "SPILL_BYTES", 1000)
+    monkeypatch.setattr(verify, "_check_task", fail_odd)
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    serial = errors_of(MANY, 1)
+    assert serial == errors_of(MANY, 2)
+    assert serial[0] is ScnVerifyError and len(serial[1]) == verify.ERROR_LIMIT

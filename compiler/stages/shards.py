@@ -10,12 +10,23 @@ serial compile is the same code path.
 
 Two backends:
 
-* `local`: a pool of forked processes. They inherit the payload and the registry (nothing is
-  pickled on the way in; only results come back), so a shard starts at once. Where `fork` does
-  not exist the payload is pickled to `spawn`ed processes, which load the registry themselves.
+* `local`: the compile's own process and `N - 1` forked ones, each taking the next shard no
+  one has taken whenever it is free. With 2 workers that is 2 processes on 2 cores (a driver
+  that only waited and unpickled would be a third, competing with them); the driver's own
+  shards cross no boundary, and it folds each shard as soon as the ones before it are in,
+  while the others still run; the last, small shards even out unequal costs and the driver's
+  extra work. Forked processes inherit the payload and the registry (nothing is pickled on
+  the way in). Where `fork` does not exist the payload is pickled to `spawn`ed processes,
+  which load the registry themselves.
 * `ray`: one Ray task per shard, the payload put in the object store once. The compile joins or
   starts the cluster once (`cluster`, around the whole pipeline, reusing
   `scn.distributed.cluster.connected`); workers load the registry from the installed plugins.
+
+What comes back from another process crosses as the job's `Codec` packs it: unpickling tens of
+thousands of objects costs the driver as much as a shard of work (a solve shard's 18,000
+ground truths take 0.26 s to unpickle from 25 MB), so a job may hand back a form that is cheap
+to build and cheap to read (the truths as marshalled tuples: 0.1 s), unpacked by the driver.
+The in-process share is never packed.
 
 A located error (`ScnError`) raised in a worker does not cross a process boundary intact (an
 exception pickles as its message only), so jobs hand it back as `Raised` and the caller raises
@@ -25,9 +36,14 @@ it where the serial loop would have.
 from __future__ import annotations
 
 import multiprocessing
+import pickle
+import queue
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
+
+from attrs import frozen
 
 from scn.diagnostics import Diagnostic, ScnError
 
@@ -35,16 +51,36 @@ if TYPE_CHECKING:
     from scn.context import CompileContext
     from scn.plugins.registry import Registry
 
-#: Shards per worker: more, smaller shards even out tasks of unequal cost; fewer keep each
-#: worker's memos (a truth kind's per-shape cache) warm.
+#: Shards per worker on Ray: more, smaller shards even out tasks of unequal cost; fewer keep
+#: each worker's memos (a truth kind's per-shape cache) warm and read the payload fewer times.
 SHARDS_PER_WORKER = 2
+#: Shards per worker in local processes, each taken by whichever process is free: the last ones
+#: even out the processes' loads (a process's memos stay warm from one shard to its next).
+TAKEN_SHARDS_PER_WORKER = 8
 #: Below this many items a compile runs the job here: forking costs more than it saves.
 MIN_SHARDED = 64
 
 Job = Callable[[Any, int, int], Any]
 
+
+@frozen
+class Codec:
+    """How a job's result crosses a process boundary: `pack` in the worker, `unpack` in the
+    driver, `unpack(pack(result))` equal to `result`."""
+
+    pack: Callable[[Any], Any]
+    unpack: Callable[[Any], Any]
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+#: Results that cross as they are (pickled by the pool or Ray).
+PLAIN = Codec(_same, _same)
+
 _REGISTRY: Registry | None = None
-_JOB: tuple[Job, Any] | None = None
+_JOB: _Work | None = None
 
 
 class Raised:
@@ -97,70 +133,160 @@ def bounds(count: int, shards: int) -> list[tuple[int, int]]:
     return out
 
 
-def run(ctx: CompileContext, job: Job, payload: Any, count: int) -> Iterator[Any]:
+def run(
+    ctx: CompileContext,
+    job: Job,
+    payload: Any,
+    count: int,
+    codec: Codec = PLAIN,
+    items: int | None = None,
+) -> Iterator[Any]:
     """Yield `job(payload, start, stop)` over contiguous shards of `range(count)`, in order.
 
-    One worker (or few items): one call, here. Otherwise the shards run in `ctx.workers`
-    processes (`ctx.backend`); a caller that stops early ends the pool.
+    One worker (or few items: `items`, when `count` counts finer units such as bytes): one
+    call, here. Otherwise the shards run in `ctx.workers` processes (`ctx.backend`), their
+    results unpacked by `codec`; a caller that stops early ends the pool.
     """
     global _REGISTRY
-    if ctx.workers <= 1 or count < MIN_SHARDED:
+    if ctx.workers <= 1 or (count if items is None else items) < MIN_SHARDED:
         _REGISTRY = ctx.registry
         yield job(payload, 0, count)
         return
-    slices = bounds(count, ctx.workers * SHARDS_PER_WORKER)
     if ctx.backend == "ray":
-        yield from _ray(ctx, job, payload, slices)
+        yield from _ray(ctx, job, payload, bounds(count, ctx.workers * SHARDS_PER_WORKER), codec)
     else:
-        yield from _local(ctx, job, payload, slices)
+        yield from _local(ctx, job, payload, count, codec)
 
 
-def _local(
-    ctx: CompileContext, job: Job, payload: Any, slices: list[tuple[int, int]]
-) -> Iterator[Any]:
+def _local(ctx: CompileContext, job: Job, payload: Any, count: int, codec: Codec) -> Iterator[Any]:
+    """The shards over this process and `workers - 1` forked ones, each taking the next shard
+    not yet taken whenever it is free: shards of unequal cost even out, and this process,
+    which also folds and unpacks, simply takes fewer."""
     global _JOB, _REGISTRY
-    if "fork" in multiprocessing.get_all_start_methods():
-        _JOB, _REGISTRY = (job, payload), ctx.registry
-        try:
-            with multiprocessing.get_context("fork").Pool(ctx.workers) as pool:
-                yield from pool.imap(_run_inherited, slices)
-        finally:
-            _JOB = None
+    _REGISTRY = ctx.registry
+    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - no fork
+        yield from _spawned(ctx, job, payload, count, codec)
         return
-    with multiprocessing.get_context("spawn").Pool(ctx.workers) as pool:  # pragma: no cover
-        yield from pool.imap(_run_pickled, [(job, payload, a, b) for a, b in slices])
+    fork = multiprocessing.get_context("fork")
+    slices = bounds(count, ctx.workers * TAKEN_SHARDS_PER_WORKER)
+    work = _JOB = _Work(job, payload, codec, slices, fork.Value("q", 0), fork.Queue())
+    others = [fork.Process(target=_take_shards, daemon=True) for _ in range(ctx.workers - 1)]
+    try:
+        for process in others:
+            process.start()
+        done: dict[int, Any] = {}
+        following = 0
+        while following < len(slices):
+            if following in done:  # in order, as soon as it is there: the fold overlaps
+                yield done.pop(following)
+                following += 1
+                continue
+            index = work.take()
+            if index is not None:
+                done[index] = job(payload, *slices[index])
+            done.update(work.received(others, wait=index is None))
+    finally:
+        _JOB = None
+        for process in others:  # all done, or the caller stopped early: end them
+            if process.is_alive():
+                process.terminate()
+            process.join()
+        work.results.close()
 
 
-def _run_inherited(bounds_: tuple[int, int]) -> Any:
-    assert _JOB is not None, "a forked shard runs without its job"
-    job, payload = _JOB
-    return job(payload, *bounds_)
+@frozen
+class _Work:
+    """One sharded run, as the forked processes inherit it."""
+
+    job: Job
+    payload: Any
+    codec: Codec
+    slices: list[tuple[int, int]]
+    following: Any  #: the next shard to take (a shared counter with its lock)
+    results: Any  #: the other processes' pickled (index, ok, packed result or error)
+
+    def take(self) -> int | None:
+        """The next shard no process has taken yet, now taken by this one (None: all are)."""
+        with self.following.get_lock():
+            index: int = self.following.value
+            if index >= len(self.slices):
+                return None
+            self.following.value = index + 1
+            return index
+
+    def received(self, others: list[Any], wait: bool) -> Iterator[tuple[int, Any]]:
+        """The results the other processes have sent, unpacked; with `wait`, at least one."""
+        while True:
+            try:
+                blob = self.results.get(timeout=0.5) if wait else self.results.get_nowait()
+            except queue.Empty:
+                if not wait:
+                    return
+                if not any(p.is_alive() for p in others) and self.results.empty():
+                    codes = [p.exitcode for p in others]
+                    raise RuntimeError(
+                        f"a compile worker ended without handing back its shard (exit codes "
+                        f"{codes})"
+                    ) from None
+                continue
+            index, ok, value = pickle.loads(blob)
+            if not ok:
+                raise value
+            yield index, self.codec.unpack(value)
+            wait = False
 
 
-def _run_pickled(args: tuple[Job, Any, int, int]) -> Any:  # pragma: no cover - no fork only
-    job, payload, start, stop = args
-    return job(payload, start, stop)
+def _take_shards() -> None:
+    """A forked process: take shards until none is left, sending each result once done."""
+    work = _JOB
+    assert work is not None, "a forked shard runs without its job"
+    while (index := work.take()) is not None:
+        try:
+            value = work.codec.pack(work.job(work.payload, *work.slices[index]))
+            blob = pickle.dumps((index, True, value), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as e:  # noqa: BLE001 - handed to the driver, which raises it
+            try:
+                blob = pickle.dumps((index, False, e))
+            except Exception:  # noqa: BLE001 - an exception that does not pickle
+                blob = pickle.dumps((index, False, RuntimeError(traceback.format_exc())))
+        work.results.put(blob)
+    work.results.close()
+    work.results.join_thread()  # everything is sent before this process ends
+
+
+def _spawned(  # pragma: no cover - where fork does not exist
+    ctx: CompileContext, job: Job, payload: Any, count: int, codec: Codec
+) -> Iterator[Any]:
+    slices = bounds(count, ctx.workers * SHARDS_PER_WORKER)
+    with multiprocessing.get_context("spawn").Pool(ctx.workers) as pool:
+        for packed in pool.imap(_run_pickled, [(job, payload, codec, a, b) for a, b in slices]):
+            yield codec.unpack(packed)
+
+
+def _run_pickled(args: tuple[Job, Any, Codec, int, int]) -> Any:  # pragma: no cover - no fork
+    job, payload, codec, start, stop = args
+    return codec.pack(job(payload, start, stop))
 
 
 def _ray(
-    ctx: CompileContext, job: Job, payload: Any, slices: list[tuple[int, int]]
+    ctx: CompileContext, job: Job, payload: Any, slices: list[tuple[int, int]], codec: Codec
 ) -> Iterator[Any]:
     with cluster(ctx) as ray:
         ref = ray.put(payload)
         remote = ray.remote(num_cpus=1, max_retries=0)(_run_ray)
-        pending = [remote.remote(job, ref, a, b) for a, b in slices]
+        pending = [remote.remote(job, codec, ref, a, b) for a, b in slices]
         done = 0
         try:
             for future in pending:
-                yield ray.get(future)
+                yield codec.unpack(ray.get(future))
                 done += 1
         finally:
             for future in pending[done + 1 :]:  # the caller stopped early: drop the rest
                 ray.cancel(future, force=True)
 
 
-def _run_ray(job: Job, payload: Any, start: int, stop: int) -> Any:
-    return job(payload, start, stop)
+def _run_ray(job: Job, codec: Codec, payload: Any, start: int, stop: int) -> Any:
+    return codec.pack(job(payload, start, stop))
 
 
 def cluster(ctx: CompileContext) -> Any:
@@ -179,4 +305,4 @@ def _connected(ctx: CompileContext) -> Iterator[Any]:
         yield ray
 
 
-__all__ = ["Raised", "bounds", "cluster", "registry", "run"]
+__all__ = ["PLAIN", "Codec", "Raised", "bounds", "cluster", "registry", "run"]

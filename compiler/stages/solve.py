@@ -10,8 +10,13 @@ may hit every set of any task.
 
 from __future__ import annotations
 
+import marshal
+import operator
+import pickle
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+import attrs
 
 from scn import solver
 from scn.context import CompileContext
@@ -171,7 +176,8 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
     truths: list[GroundTruth] = []
     done = False
     try:
-        for outcomes in shards.run(ctx, solve_shard, scenario, len(scenario.tasks)):
+        count = len(scenario.tasks)
+        for outcomes in shards.run(ctx, solve_shard, scenario, count, OUTCOMES):
             for outcome in outcomes:
                 if isinstance(outcome, shards.Raised):
                     outcome.reraise()
@@ -219,6 +225,44 @@ def solve_shard(scenario: Scenario, start: int, stop: int) -> list[Any]:
         if len(errors.items) - first > ERROR_LIMIT:
             break
     return out
+
+
+#: A `GroundTruth`'s fields, in the order its constructor takes them.
+_FIELDS = tuple(f.name for f in attrs.fields(GroundTruth))
+_fields_of = operator.attrgetter(*_FIELDS)
+
+
+def _pack(outcomes: list[Any]) -> tuple[bool, bytes, dict[int, Any]]:
+    """A shard's outcomes for the driver: each truth as the marshalled tuple of its fields (the
+    driver reads 18,000 of them in 0.1 s, against 0.26 s to unpickle the objects; shared
+    tuples stay shared), and as they are the outcomes that carry diagnostics or an error; all
+    of them pickled when a record holds something marshal cannot write."""
+    rows: list[tuple[Any, ...] | None] = []
+    odd: dict[int, Any] = {}
+    for index, outcome in enumerate(outcomes):
+        if isinstance(outcome, shards.Raised) or outcome[1]:
+            rows.append(None)
+            odd[index] = outcome
+        else:
+            rows.append(_fields_of(outcome[0]))
+    try:
+        return True, marshal.dumps(rows), odd
+    except ValueError:  # a kind's record holds something only pickle writes
+        return False, pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL), {}
+
+
+def _unpack(packed: tuple[bool, bytes, dict[int, Any]]) -> list[Any]:
+    marshalled, data, odd = packed
+    if not marshalled:
+        return pickle.loads(data)  # type: ignore[no-any-return]
+    return [
+        (GroundTruth(*row), ()) if row is not None else odd[index]
+        for index, row in enumerate(marshal.loads(data))
+    ]
+
+
+#: How a worker hands its shard's outcomes back (`shards.Codec`).
+OUTCOMES = shards.Codec(_pack, _unpack)
 
 
 #: The scenario a process is solving shards of, and its solver state (memos, ban proofs).
