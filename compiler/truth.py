@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from sys import intern
 from types import ModuleType
 from typing import Any
 
@@ -124,14 +125,18 @@ def costed(
 def edges_of(
     paths: Iterable[tuple[str, ...]], start: frozenset[str], by_name: Mapping[str, ToolDef]
 ) -> tuple[Edge, ...]:
-    """Return the state-graph edges the given paths walk: (state, tool, next state)."""
+    """Return the state-graph edges the given paths walk: (state, tool, next state).
+
+    A state's text is interned: tens of thousands of tasks walk the same few thousand states,
+    so their edges share one string each (less memory, and a sharded solve's truths cross
+    between processes as references to strings already sent)."""
     out: set[Edge] = set()
     for path in paths:
         state = set(start)
         for name in path:
-            before = ", ".join(sorted(state))
+            before = intern(", ".join(sorted(state)))
             state |= set(by_name[name].outputs)
-            out.add((before, name, ", ".join(sorted(state))))
+            out.add((before, name, intern(", ".join(sorted(state)))))
     return tuple(sorted(out))
 
 
