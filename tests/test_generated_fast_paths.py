@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_solver import tool_graphs
 
+from scn.bundle_schema import OTHER_BREAKS, has_other_breaks
 from scn.plugins.planbench import catalog, task_kinds
 from scn.runtime.bundle import LoadedBundle
-from scn.runtime.lazy_tasks import _OTHER_BREAKS, _has_other_breaks
 from scn.runtime.protocols import installed
 from scn.runtime.run import episode
 
@@ -76,10 +76,10 @@ def _plain_input_use(sets, inputs_of, given_inputs):
     return "all_single_both_sides" if len(sides) == 2 else "all_single_one_side"
 
 
-@given(st.lists(st.sampled_from([b"a", b"\n", b"\xc2", b"\xe2\x80", b"\xa8", *_OTHER_BREAKS])))
+@given(st.lists(st.sampled_from([b"a", b"\n", b"\xc2", b"\xe2\x80", b"\xa8", *OTHER_BREAKS])))
 def test_the_break_scan_equals_looking_for_each_sequence(parts) -> None:
     data = b"".join(parts)
-    assert _has_other_breaks(data) == any(b in data for b in _OTHER_BREAKS)
+    assert has_other_breaks(data) == any(b in data for b in OTHER_BREAKS)
 
 
 def test_callable_now_equals_trying_each_listed_tool() -> None:

@@ -21,21 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from scn.bundle_schema import check_row, parse_line
+from scn.bundle_schema import check_row, has_other_breaks, parse_line
 from scn.diagnostics import ScnDataError
 
 NAME = "tasks.jsonl"
-
-#: Bytes at which `str.splitlines` breaks a line besides `\n` (UTF-8 of \x85, U+2028, U+2029).
-_OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8",
-                 b"\xe2\x80\xa9")  # fmt: skip
-
-
-def _has_other_breaks(data: bytes) -> bool:
-    """Whether `data` holds a line break of `_OTHER_BREAKS`. A sequence whose first byte is
-    absent is ruled out by that byte's scan (a `memchr`, several times faster than looking for
-    the sequence: most bundles' task files are ASCII, and they are hundreds of megabytes)."""
-    return any(b in data for b in _OTHER_BREAKS if len(b) == 1 or b[:1] in data)
 
 
 class LazyTasks(Mapping[str, dict[str, Any]]):
@@ -60,7 +49,7 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
         Raises:
             ScnDataError: an id appears twice (as the eager load reports it).
         """
-        if _has_other_breaks(data):
+        if has_other_breaks(data):
             return None
         lines = _index(_spans(data))
         return None if lines is None else cls(data, lines, check)
@@ -76,7 +65,7 @@ class LazyTasks(Mapping[str, dict[str, Any]]):
         """
         path = spilled.path  # `bundle_format.Spilled`, kept alive by the index that reads it
         with open(path, "rb") as f:  # the whole file first, as `index` checks its bytes
-            if any(b in raw for raw in f for b in _OTHER_BREAKS):
+            if any(has_other_breaks(raw) for raw in f):
                 return None
         lines = _index(_file_spans(path))
         return None if lines is None else cls(_FileBytes(spilled), lines, check)
