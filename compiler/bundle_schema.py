@@ -535,12 +535,7 @@ def parse_line(name: str, number: int, line: bytes) -> Any:
             f"{name}:{number}: not UTF-8 text ({e.reason} at byte {e.start})",
             path=f"{name}:{number}",
         ) from None
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as e:
-        raise ScnDataError(
-            f"{name}:{number}: not valid JSON ({_short(e)})", path=f"{name}:{number}"
-        ) from None
+    return _json_row(name, number, text)
 
 
 def _message(error: Any) -> str:
