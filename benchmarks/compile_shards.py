@@ -4,12 +4,13 @@
     python benchmarks/compile_shards.py --quick         # single-input tasks only (350)
     python benchmarks/compile_shards.py --rounds 5
 
-The scenario is expanded once; then the two sharded sections are timed alternately with 1 and
-2 workers, `--rounds` times each: the whole solve stage (every task's catalogue, legal order
-and labels, and the fold of the shards' truths; the catalogues the expansion measured are
-already cached, as in a real compile, and a forked worker inherits them) and verify's replay of
-every task through the emitted stubs (`verify.replays`: the shards and their fold; the probes,
-which play 20 tasks, are left out). Both are CPU work on data in memory, no I/O. Each row
+The scenario is expanded once; then the two sharded sections are timed alternately with 1 and 2
+workers, `--rounds` times each: the whole solve stage (every task's catalogue, legal order and
+labels, and the fold of the shards' truths; the catalogues the expansion measured are already
+cached, as in a real compile, and a forked worker inherits them) and verify's replay of every
+task through the emitted stubs (`verify.replays`: the shards and their fold; the probes, which
+play 20 tasks, are left out). Both are CPU work on data in memory, no I/O. Last, the expand
+stage (its sharded part: `reachable`'s pair measurements) in a fresh process per run. Each row
 prints the best and median wall seconds, the CPU seconds of this process and its children, and
 the busiest process's CPU seconds (the critical path: this process, which does a share and the
 fold, or a forked worker); the results are checked equal. Target (issue 18): 2 workers at least
@@ -59,7 +60,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--expand-once", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    sets = {"tasks": "generated", **({"max_inputs": "1"} if args.quick else {})}
+    if args.expand_once:
+        _expand_once(sets, args.expand_once)
+        return
 
     import attrs
 
@@ -72,7 +78,6 @@ def main() -> None:
     from scn.stages.verify import _lines
 
     registry = load_registry()
-    sets = {"tasks": "generated", **({"max_inputs": "1"} if args.quick else {})}
     ctx = CompileContext(registry, 42, sets)
     program = compile_source(
         resolve_target("retail/planbench_xl", registry), ctx=ctx, until="resolve"
@@ -136,6 +141,68 @@ def main() -> None:
         print(f"{'':<8} CPU critical path (serial CPU / busiest worker's CPU): {path:.2f}x")
         verdict = "met" if max(best, path) >= TARGET else "missed"
         print(f"{'':<8} target {TARGET}x: {verdict}\n")
+
+    _expand_section(args.rounds, args.quick)
+
+
+def _expand_once(sets: dict[str, str], workers: int) -> None:
+    """One expansion in this fresh process (a worker of `_expand_section`): print its wall
+    seconds, this process's CPU and its children's, and a digest of the tasks."""
+    import hashlib
+    import json
+
+    from scn.api import compile_source, load_registry, resolve_target
+    from scn.context import CompileContext
+
+    registry = load_registry()
+    ctx = CompileContext(registry, 42, sets, workers=workers)
+    source = resolve_target("retail/planbench_xl", registry)
+    program = compile_source(source, ctx=ctx, until="resolve")
+    (me, kids), wall = _cpu(), time.perf_counter()
+    from scn.parse import paused_gc
+    from scn.stages.expand import expand
+
+    with paused_gc():
+        scenario = expand(program, ctx)
+    wall = time.perf_counter() - wall
+    me2, kids2 = _cpu()
+    digest = hashlib.sha256(repr([(t.id, t.goals, t.given) for t in scenario.tasks]).encode())
+    print(
+        json.dumps(
+            {"wall": wall, "me": me2 - me, "kids": kids2 - kids, "tasks": digest.hexdigest()}
+        )
+    )
+
+
+def _expand_section(rounds: int, quick: bool) -> None:
+    """The expand stage, 1 and 2 workers alternating, each in a fresh process: the catalogues
+    a generated compile measures are cached per process, so only a fresh one measures them
+    again. Its sharded part is `reachable`'s pair measurements; the rest stays serial."""
+    import json
+    import subprocess
+
+    runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+    for _ in range(rounds):
+        for workers in (1, 2):
+            command = [sys.executable, __file__, "--expand-once", str(workers)]
+            done = subprocess.run(
+                command + (["--quick"] if quick else []), capture_output=True, text=True, check=True
+            )
+            runs[workers].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert {r["tasks"] for r in runs[1] + runs[2]} == {runs[1][0]["tasks"]}, "tasks differ"
+    for workers in (1, 2):
+        walls = [r["wall"] for r in runs[workers]]
+        cpu = statistics.median(r["me"] + r["kids"] for r in runs[workers])
+        most = statistics.median(max(r["me"], r["kids"]) for r in runs[workers])
+        print(
+            f"{'expand':<8} {workers:>7} {min(walls):>12.2f} {statistics.median(walls):>8.2f}"
+            f" {cpu:>7.2f} {most:>22.2f}"
+        )
+    best = min(r["wall"] for r in runs[1]) / min(r["wall"] for r in runs[2])
+    median = statistics.median(r["wall"] for r in runs[1]) / statistics.median(
+        r["wall"] for r in runs[2]
+    )
+    print(f"{'expand':<8} wall speed-up best {best:.2f}x, median {median:.2f}x (the whole stage)")
 
 
 if __name__ == "__main__":

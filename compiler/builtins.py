@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
 from attrs import field, frozen
 
 from scn import solver
@@ -147,6 +148,21 @@ class GeneratorContext:
     measures: Mapping[str, Any] = field(factory=dict)
     #: Each tool's optional parameters: {tool: {datatype: default}} (`name: T = "default"`).
     defaults: Mapping[str, Mapping[str, str]] = field(factory=dict)
+    #: `(job, payload, count) -> results of job(payload, start, stop) over contiguous shards of
+    #: range(count), in order`: the compile's `--workers` (`scn.stages.shards.run`), for a
+    #: generator's independent per-item work; None runs `job(payload, 0, count)` here.
+    sharded: Callable[[Callable[[Any, int, int], Any], Any, int], Any] | None = field(
+        default=None, eq=False, repr=False
+    )
+
+    def each(
+        self, job: Callable[[Any, int, int], list[Any]], payload: Any, count: int
+    ) -> list[Any]:
+        """`job(payload, 0, count)`, spread over the compile's workers when it has several:
+        the shards' lists joined in order, so the result does not depend on their number."""
+        if self.sharded is None:
+            return job(payload, 0, count)
+        return [item for part in self.sharded(job, payload, count) for item in part]
 
 
 def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Record]:
@@ -271,28 +287,62 @@ def reachable(
             set(sources) if sources is not None else {d for t in ctx.tools for d in t.inputs}
         )
     tgts = sorted(set(targets) if targets is not None else set(ctx.datatypes))
-    out = []
+    pairs = []
     for size in sizes:
         for combo in itertools.combinations(srcs, size):
             start = frozenset(combo)
             reach = solver.reachable(ctx.tools, start)
-            for target in tgts:
-                if target in start or target not in reach:
-                    continue
-                kind = None
-                if measure is not None:
-                    calls, kind = measure(ctx, combo, target, min_length)
-                else:
-                    calls = solver.shortest_calls(ctx.tools, start, frozenset({target}))
-                if (
-                    calls is None
-                    or calls < min_length
-                    or (max_length is not None and calls > max_length)
-                    or (kinds is not None and kind not in kinds)
-                ):
-                    continue
-                fields = {"inputs": list(combo), "target": target, "length": calls}
-                out.append(Record.of(fields if kind is None else {**fields, "kind": kind}))
+            pairs.extend((combo, t) for t in tgts if t not in start and t in reach)
+    # Measuring a pair is independent of every other pair (and, with a catalogue, most of a
+    # compile's expansion): spread over the compile's workers, in order.
+    plain = attrs.evolve(ctx, sharded=None)  # what a shard is sent: no compile machinery
+    measured = ctx.each(_measure_pairs, (plain, measure, pairs, min_length), len(pairs))
+    out = []
+    # strict=False: a failed shard's list ends at its failure, raised when reached
+    for (combo, target), got in zip(pairs, measured, strict=False):
+        if isinstance(got, _Failed):
+            raise got.error  # the first failure in pair order, as the serial loop meets it
+        calls, kind = got
+        if (
+            calls is None
+            or calls < min_length
+            or (max_length is not None and calls > max_length)
+            or (kinds is not None and kind not in kinds)
+        ):
+            continue
+        fields = {"inputs": list(combo), "target": target, "length": calls}
+        out.append(Record.of(fields if kind is None else {**fields, "kind": kind}))
+    return out
+
+
+class _Failed:
+    """A pair whose measure raised: handed back in its place (the shard stops there), so the
+    fold raises the first failure in pair order whichever process met it first."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Failed, (self.error,))
+
+
+def _measure_pairs(payload: Any, start: int, stop: int) -> list[Any]:
+    """(length, label) of the pairs `start..stop`: the measuring kind's, or the fewest calls;
+    a `_Failed` last where one raised."""
+    ctx, measure, pairs, min_length = payload
+    out: list[Any] = []
+    for combo, target in pairs[start:stop]:
+        try:
+            if measure is not None:
+                out.append(measure(ctx, combo, target, min_length))
+            else:
+                goal = frozenset({target})
+                out.append((solver.shortest_calls(ctx.tools, frozenset(combo), goal), None))
+        except Exception as e:  # noqa: BLE001 - raised by the fold, in order
+            out.append(_Failed(e))
+            break
     return out
 
 

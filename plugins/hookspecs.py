@@ -449,15 +449,22 @@ def scn_register_generators(register: RegisterGenerator) -> None:
     Call ``register(name, fn, *, doc="")`` once per generator.
 
     - ``name``: the function name used in a ``tasks`` block.
-    - ``fn``: the generator; the compiler calls it with the arguments written in the scenario and
-      iterates the tasks it yields. It must be deterministic given its arguments.
+    - ``fn``: the generator, ``fn(ctx, *args, **kwargs)``: the compiler calls it with the
+      scenario seen so far (``ctx``, a ``scn.builtins.GeneratorContext``: seed, solver tools,
+      datatypes, constraints, descriptions, atomic tools, measuring truth kinds, optional
+      parameters) and the arguments written in the scenario, and iterates the records it
+      returns. It must be deterministic given those. Independent, CPU-bound work per item
+      (measuring candidate tasks) can go through ``ctx.each(job, payload, count)``: the list
+      ``job(payload, 0, count)`` would give, computed in contiguous shards over the compile's
+      ``--workers`` (``job`` a module-level function ``(payload, start, stop) -> list``, so a
+      Ray worker can import it; the result does not depend on the number of workers).
     - ``doc``: a short description.
 
     Example::
 
         @hookimpl
         def scn_register_generators(register):
-            register("pairs", lambda items: itertools.combinations(items, 2),
+            register("pairs", lambda ctx, items: list(itertools.combinations(items, 2)),
                      doc="every unordered pair")
     """
 

@@ -197,3 +197,10 @@ def test_compile_sharded_over_ray_is_byte_identical(local_ray: Any, tmp_path: Pa
     files = sorted(p.relative_to(serial) for p in serial.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(sharded) for p in sharded.rglob("*") if p.is_file())
     assert all((serial / f).read_bytes() == (sharded / f).read_bytes() for f in files)
+    # generated tasks: the expansion's pair measurements run as Ray tasks too
+    sets = ("--set", "tasks=generated", "--set", "max_inputs=1")
+    scn("compile", "retail", *sets, "-o", tmp_path / "gen-serial", "-q")
+    scn("compile", "retail", *sets, "-o", tmp_path / "gen-ray", "-q", "--workers", "2",
+        "--backend", "ray")  # fmt: skip
+    for f in ("manifest.json", "tasks.jsonl"):
+        assert (tmp_path / "gen-serial" / f).read_bytes() == (tmp_path / "gen-ray" / f).read_bytes()

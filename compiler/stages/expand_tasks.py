@@ -10,6 +10,7 @@ one answer.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -36,7 +37,7 @@ from scn.laws import seeded_rng
 from scn.limits import MAX_RECORDS
 from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
 from scn.stages import entities as entity_records
-from scn.stages import optional_params
+from scn.stages import optional_params, shards
 from scn.stages.pricing import Pricer
 from scn.stages.scramble import numbers as scramble_numbers
 
@@ -290,6 +291,7 @@ class TaskBuilder:
                 for t in self.tools
                 if t.optional
             },
+            sharded=functools.partial(shards.run, self.ctx),
         )
         out = {}
         for name, entry in self.ctx.registry.generators.items():
