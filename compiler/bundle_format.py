@@ -60,7 +60,7 @@ class Bundle:
                 yield json.loads(text)
 
 
-#: A JSON Lines file that grows past this many bytes while it is written (`spill_lines`) is
+#: A JSON Lines file that grows past this many bytes while it is written (`LineSpill`) is
 #: moved to a temporary file and read back on demand (`BundleFiles`).
 SPILL_BYTES = 1 << 20
 
@@ -91,10 +91,10 @@ class Spilled:
         return (bytes, (self.read(),))
 
 
-def _private_file() -> tuple[int, str, int | None]:
+def private_file(suffix: str = ".jsonl") -> tuple[int, str, int | None]:
     """A new private temporary file: (descriptor to write, path to read, descriptor that keeps
     an unnamed file alive, or None when the file keeps its name)."""
-    fd, path = tempfile.mkstemp(prefix="scn-bundle-", suffix=".jsonl")
+    fd, path = tempfile.mkstemp(prefix="scn-bundle-", suffix=suffix)
     alias = f"/proc/self/fd/{fd}"
     if os.path.exists(alias):
         os.unlink(path)  # reachable through the descriptor only: nothing to leave behind
@@ -176,42 +176,56 @@ def file_sha256(files: Mapping[str, bytes], rel: str) -> str:
     return spilled.digest if spilled is not None else sha256(files[rel])
 
 
-def spill_lines(rows: Iterable[Any], limit: int | None = None) -> bytes | Spilled:
-    """`dumps_lines(rows)`, the same bytes; once they pass `limit` (default `SPILL_BYTES`),
-    written on to a temporary file instead and returned as `Spilled`."""
-    limit = SPILL_BYTES if limit is None else limit
-    out = io.BytesIO()
-    spill = None
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        for r in rows:
-            line = json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-            data = line.encode("utf-8") + b"\n"
-            if spill is None:
-                out.write(data)
-                if out.tell() > limit:
-                    fd, path, keep = _private_file()
-                    spill = (os.fdopen(fd, "wb"), path, keep)
-                    held = out.getvalue()
-                    out = io.BytesIO()
-                    digest.update(held)
-                    size = len(held)
-                    spill[0].write(held)
-                    del held
-            else:
-                digest.update(data)
-                size += len(data)
-                spill[0].write(data)
-    except BaseException:
-        if spill is not None:
-            spill[0].close()
-            _release(spill[2], None if spill[2] is not None else spill[1])
-        raise
-    if spill is None:
-        return out.getvalue()
-    spill[0].close()
-    return Spilled(spill[1], size, digest.hexdigest(), spill[2])
+class LineSpill:
+    """Collects a JSON Lines file's bytes in memory, then, once they pass `limit` (default
+    `SPILL_BYTES`), on a private temporary file: `finish` returns the bytes or the `Spilled`
+    file. A writer that is abandoned (`discard`, or an error inside `with`) leaves nothing."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = SPILL_BYTES if limit is None else limit
+        self._out: io.BytesIO | None = io.BytesIO()
+        self._spill: tuple[Any, str, int | None] | None = None
+        self._digest = hashlib.sha256()
+        self._size = 0
+
+    def write(self, data: bytes) -> None:
+        if self._spill is None:
+            assert self._out is not None
+            self._out.write(data)
+            if self._out.tell() > self.limit:
+                fd, path, keep = private_file()
+                self._spill = (os.fdopen(fd, "wb"), path, keep)
+                held = self._out.getvalue()
+                self._out = None
+                self._digest.update(held)
+                self._size = len(held)
+                self._spill[0].write(held)
+        else:
+            self._digest.update(data)
+            self._size += len(data)
+            self._spill[0].write(data)
+
+    def finish(self) -> bytes | Spilled:
+        if self._spill is None:
+            assert self._out is not None
+            return self._out.getvalue()
+        handle, path, keep = self._spill
+        handle.close()
+        return Spilled(path, self._size, self._digest.hexdigest(), keep)
+
+    def discard(self) -> None:
+        if self._spill is not None:
+            handle, path, keep = self._spill
+            handle.close()
+            _release(keep, None if keep is not None else path)
+            self._spill = None
+
+    def __enter__(self) -> LineSpill:
+        return self
+
+    def __exit__(self, kind: Any, *_: Any) -> None:
+        if kind is not None:
+            self.discard()
 
 
 def dumps(obj: Any) -> bytes:

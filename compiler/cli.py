@@ -20,7 +20,7 @@ import click
 
 from scn import __version__, llm_cli
 from scn.api import compile_source, load_registry, resolve_target
-from scn.context import CompileContext
+from scn.context import CompileContext, TaskSpans
 from scn.diagnostics import Diagnostic, ScnError, Severity, render_json, render_text
 from scn.emit.bundle import check_output, write_bundle
 from scn.safe_files import allow_import_option, roots
@@ -282,7 +282,9 @@ def compile_cmd(
             drawn = draw_seed()
             click.echo(f"fresh seed: {drawn} (reference seed {seed})", err=quiet)
             bundle, verdict = check_fresh(
-                lambda s: compile_source(source, ctx=attrs.evolve(ctx, seed=s, task_spans={})),
+                lambda s: compile_source(
+                    source, ctx=attrs.evolve(ctx, seed=s, task_spans=TaskSpans())
+                ),
                 drawn,
                 seed,
             )

@@ -8,6 +8,7 @@ with `scn compile --emit scenario`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from attrs import field, frozen
@@ -291,4 +292,5 @@ class Solved:
     """A scenario and the ground truth of each of its tasks, in task order."""
 
     scenario: Scenario
-    truths: tuple[GroundTruth, ...]
+    #: A sequence (packed by the solve stage: `scn.stages.truth_rows.PackedTruths`).
+    truths: Sequence[GroundTruth]

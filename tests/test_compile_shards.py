@@ -240,11 +240,12 @@ class _Opaque:
 
 @pytest.mark.parametrize("odd_record", [False, True])
 def test_solve_outcomes_cross_processes_unchanged(odd_record: bool) -> None:
-    """What a worker hands back (`solve.OUTCOMES`) unpacks to the very outcomes: truths with
-    shared edges, a task's diagnostics, a located error; a record marshal cannot hold falls
+    """What a solve shard hands back (`truth_rows.pack`) unpacks to the very truths, with a
+    task's diagnostics and a located error kept by index; a record marshal cannot hold falls
     back to pickle."""
     from scn.diagnostics import Diagnostic
     from scn.scenario import GroundTruth
+    from scn.stages.truth_rows import pack, unpack
 
     edges = (("a", "T", "a, b"),)
     span = Span("x.scn", 3, 1, 3, 9)
@@ -254,12 +255,15 @@ def test_solve_outcomes_cross_processes_unchanged(odd_record: bool) -> None:
     warned = (GroundTruth("t3", False, "catalog"), (Diagnostic("no", span),))
     raised = shards.Raised.of(ScnSemanticError("no tool makes C", span=span))
     outcomes = [(plain, ()), (shared, ()), warned, raised]
-    codec = solve_stage.OUTCOMES
-    back = codec.unpack(pickle.loads(pickle.dumps(codec.pack(outcomes))))
-    assert back[:3] == outcomes[:3]
-    assert back[3].kind is ScnSemanticError and back[3].diagnostics == raised.diagnostics
+    packed = pickle.loads(pickle.dumps(pack(outcomes, solve_stage._is_outcome)))
+    assert packed.count == 4 and packed.marshalled is not odd_record
+    back = unpack(packed)
+    assert back[:2] == [plain, shared] and back[2:] == [None, None]
+    assert packed.odd[2] == warned
+    assert packed.odd[3].kind is ScnSemanticError
+    assert packed.odd[3].diagnostics == raised.diagnostics
     if not odd_record:
-        assert back[0][0].edges is back[1][0].edges  # shared tuples stay shared
+        assert back[0].edges is back[1].edges  # shared tuples stay shared
 
 
 def _fails_on(item: int, start: int, stop: int) -> list[int]:

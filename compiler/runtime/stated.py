@@ -13,7 +13,7 @@ from typing import Any
 
 from scn.runtime.toolset import datatype_schemas
 
-#: The datatype role of stated values (the compiler's `scn.stages.emit.STATED_ROLE`).
+#: The datatype role of stated values (the compiler's `scn.stages.emit_tasks.STATED_ROLE`).
 STATED = "stated"
 
 

@@ -20,15 +20,14 @@ from scn.bundle_format import (
     dumps,
     dumps_lines,
     sha256,
-    spill_lines,
 )
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
-from scn.emit.graphs import shape_json
 from scn.emit.stubs import emit_stubs
 from scn.ir import Solved
-from scn.scenario import DatatypeDef, GroundTruth, Scenario, Subtask, TaskDef, ToolDef
-from scn.stages.records import constraint_record, tool_record
+from scn.scenario import DatatypeDef, Scenario, ToolDef
+from scn.stages.emit_tasks import task_lines
+from scn.stages.records import tool_record
 
 if TYPE_CHECKING:
     from scn.plugins.registry import Registry
@@ -121,111 +120,6 @@ def tool_spec(
         "output": tool.outputs[0] if tool.outputs else "",
         "parameters": params,
     }
-
-
-class _GraphShapes:
-    """Numbers the distinct ground-truth graphs in order of first use and keeps their lines.
-
-    Tasks of one structure share one edge tuple (the solve stage makes it so), which is looked
-    up by identity first; equal graphs held in different tuples still meet by content.
-    """
-
-    def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
-        self._by_identity: dict[tuple[int, tuple[str, ...], tuple[str, ...]], str] = {}
-        self._by_content: dict[object, str] = {}
-        self._keep: list[object] = []  # keeps the tuples alive so identities stay unique
-
-    def id_of(self, task: TaskDef, truth: GroundTruth) -> str | None:
-        if not truth.edges:
-            return None
-        given = tuple(d for d, _ in task.given)
-        fast = (id(truth.edges), given, task.goals)
-        found = self._by_identity.get(fast)
-        if found is None:
-            content = (given, task.goals, truth.edges)
-            found = self._by_content.get(content)
-            if found is None:
-                found = self._by_content[content] = f"g{len(self.lines)}"
-                self.lines.append(shape_json(found, given, task.goals, truth.edges))
-            self._by_identity[fast] = found
-            self._keep.append(truth.edges)
-        return found
-
-
-def _subtask(s: Subtask, fan_out: bool) -> dict[str, Any]:
-    out = {"id": s.id, "tool": s.tool, "output": s.output, "depends_on": list(s.depends_on)}
-    if fan_out:
-        out |= {"entity": s.entity, "args": dict(s.args), "value": s.value}
-    return out
-
-
-#: The datatype role (`datatype X: E role "stated"`) of values the user states in the request
-#: rather than hands over: the agent must read them from the text and pass them as arguments.
-STATED_ROLE = "stated"
-
-#: Keys every task's `truth` has in bundle format 1, whatever its kind, with their empty values
-#: (readers of the format find them on every line). A kind's record fills those it knows and may
-#: add keys of its own.
-TRUTH_FIELDS: dict[str, Any] = {
-    "optimal": [],
-    "optimal_truncated": False,
-    "minimal_sets": [],
-    "shortest": None,
-    "layers": [],
-    "min_turns": None,
-    "critical_path": [],
-    "critical_latency_ms": None,
-}
-
-
-def task_record(
-    task: TaskDef,
-    truth: GroundTruth,
-    graph: str | None = None,
-    stated: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
-    """Return one line of `tasks.jsonl`: the task and its ground truth (`graph` names its
-    ground-truth graph in `graphs.jsonl`). A task with its own constraints also records them
-    (`constraints`) and its proved reference trajectory (`truth.reference`).
-
-    Values of `stated` datatypes (declared `role "stated"`: the user says them in the request,
-    the agent passes them as arguments) are kept out of `given`, which the agent is handed,
-    and recorded under `stated` for the oracle and the checks."""
-    given = {d: v for d, v in task.given if d not in stated}
-    told = {d: v for d, v in task.given if d in stated}
-    record = {
-        "id": task.id,
-        "generator": task.generator,
-        "split": task.split,
-        "query": task.query,
-        "given": given,
-        **({"stated": told} if told else {}),
-        "goals": list(task.goals),
-        "record": task.record,
-        "tools": list(task.tools),
-        "costs": dict(task.costs),
-        "subtasks": [_subtask(s, task.entities[1] > 1) for s in task.subtasks],
-        "info": dict(task.info),
-        "truth": {
-            **TRUTH_FIELDS,
-            "kind": truth.kind or task.truth,
-            "path": list(truth.path),
-            "cost": truth.cost,
-            "calls": truth.calls,
-            "ban_margin": truth.ban_margin,
-            "answer": dict(truth.answer),
-            "graph": graph,
-            **dict(truth.record),
-        },
-    }
-    if task.entities[1] > 1:  # several values of one datatype (scn.stages.entities)
-        record["entities"] = {"datatype": task.entities[0], "count": task.entities[1]}
-        record["values"] = {d: list(v) for d, v in task.values}
-    if task.constraints is not None:
-        record["constraints"] = [constraint_record(c) for c in task.constraints]
-        record["truth"]["reference"] = list(truth.reference)
-    return record
 
 
 def law_tree(expression: str) -> list[Any] | None:
@@ -358,28 +252,20 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
     specs = [
         tool_spec(t, datatypes, enums, notes, by_name.get(t.baseline or "")) for t in scenario.tools
     ]
-    ctx.task_spans.update({t.id: t.span for t in scenario.tasks if t.span is not None})
+    ctx.task_spans.note(scenario.tasks)  # looked up by verify only for a failing task
     files: dict[str, Any] = {}  # bytes, or `Spilled` (a big tasks.jsonl waits on disk)
     files["scenario.json"] = dumps(environment_record(scenario))
     files["tools/internal.json"] = dumps([tool_record(t) for t in scenario.tools])
     files.update(dialect_files(specs, ctx.registry))
-    tasks = {t.id: t for t in scenario.tasks}
-    shapes = _GraphShapes()
-    stated = frozenset(d.name for d in scenario.datatypes if d.role == STATED_ROLE)
     try:
-        # A generator: each record is written and dropped before the next is built (the records
-        # of a large compile held at once were most of its peak memory); past `SPILL_BYTES` the
-        # lines go on to a temporary file, read back on demand (`BundleFiles`).
-        files["tasks.jsonl"] = spill_lines(
-            task_record(tasks[tr.task], tr, shapes.id_of(tasks[tr.task], tr), stated)
-            for tr in solved.truths
-        )
+        # Rendered in the compile's shards, each line written on as it comes: past
+        # `SPILL_BYTES` to a temporary file, read back on demand (`BundleFiles`).
+        files["tasks.jsonl"], files["graphs.jsonl"] = task_lines(solved, ctx)
     except (TypeError, ValueError) as e:  # a plugin's truth record holds a non-JSON value
         kinds = ", ".join(sorted({tr.kind for tr in solved.truths if tr.record}))
         raise ScnPluginError(
             f"a ground-truth record (kinds: {kinds}) cannot be written as JSON: {e}"
         ) from e
-    files["graphs.jsonl"] = dumps_lines(shapes.lines)
     files["backend.jsonl"] = dumps_lines(  # a generator: one record's dict at a time
         {"id": r.id, "values": dict(r.values)} for r in scenario.records
     )

@@ -28,6 +28,11 @@ ground truths take 0.26 s to unpickle from 25 MB), so a job may hand back a form
 to build and cheap to read (the truths as marshalled tuples: 0.1 s), unpacked by the driver.
 The in-process share is never packed.
 
+A job may return an iterator (a generator that yields its results block by block): a serial
+compile consumes it as it goes, so nothing of the whole run is held at once (the lines of a
+31 MB `tasks.jsonl`); every other process makes it a list before sending it, and the driver
+does so for its own shards before taking the next (a lazy shard would let it take them all).
+
 A located error (`ScnError`) raised in a worker does not cross a process boundary intact (an
 exception pickles as its message only), so jobs hand it back as `Raised` and the caller raises
 it where the serial loop would have.
@@ -183,7 +188,7 @@ def _local(ctx: CompileContext, job: Job, payload: Any, count: int, codec: Codec
                 continue
             index = work.take()
             if index is not None:
-                done[index] = job(payload, *slices[index])
+                done[index] = _whole(job(payload, *slices[index]))
             done.update(work.received(others, wait=index is None))
     finally:
         _JOB = None
@@ -242,7 +247,7 @@ def _take_shards() -> None:
     assert work is not None, "a forked shard runs without its job"
     while (index := work.take()) is not None:
         try:
-            value = work.codec.pack(work.job(work.payload, *work.slices[index]))
+            value = work.codec.pack(_whole(work.job(work.payload, *work.slices[index])))
             blob = pickle.dumps((index, True, value), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as e:  # noqa: BLE001 - handed to the driver, which raises it
             try:
@@ -265,7 +270,7 @@ def _spawned(  # pragma: no cover - where fork does not exist
 
 def _run_pickled(args: tuple[Job, Any, Codec, int, int]) -> Any:  # pragma: no cover - no fork
     job, payload, codec, start, stop = args
-    return codec.pack(job(payload, start, stop))
+    return codec.pack(_whole(job(payload, start, stop)))
 
 
 def _ray(
@@ -286,7 +291,12 @@ def _ray(
 
 
 def _run_ray(job: Job, codec: Codec, payload: Any, start: int, stop: int) -> Any:
-    return codec.pack(job(payload, start, stop))
+    return codec.pack(_whole(job(payload, start, stop)))
+
+
+def _whole(result: Any) -> Any:
+    """A job's result as it can be sent or kept: an iterator made a list."""
+    return list(result) if isinstance(result, Iterator) else result
 
 
 def cluster(ctx: CompileContext) -> Any:

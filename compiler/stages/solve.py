@@ -10,13 +10,8 @@ may hit every set of any task.
 
 from __future__ import annotations
 
-import marshal
-import operator
-import pickle
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
-
-import attrs
 
 from scn import solver
 from scn.context import CompileContext
@@ -24,6 +19,7 @@ from scn.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticErro
 from scn.ir import Solved
 from scn.scenario import BlockerDef, GroundTruth, Scenario, TaskDef, ToolDef
 from scn.stages import feasible, shards
+from scn.stages.truth_rows import Packed, PackedTruths, pack, packed_list
 from scn.truth import RESERVED_FIELDS, TruthProblem, TruthResult
 
 
@@ -164,7 +160,8 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
 
     With `ctx.workers` > 1 the tasks are solved in contiguous shards in several processes
     (`scn.stages.shards`) and folded back in task order, stopping where the serial loop stops:
-    the same truths and the same diagnostics.
+    the same truths and the same diagnostics. The truths stay packed as the shards made them
+    (`scn.stages.truth_rows`): emit's shards decode them.
 
     Raises:
         ScnSemanticError: a goal is unreachable, a task needs no work, a task names no
@@ -173,96 +170,75 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
     """
     global _STATE
     errors = Collector()
-    truths: list[GroundTruth] = []
-    done = False
+    truths = PackedTruths()
     try:
-        count = len(scenario.tasks)
-        for outcomes in shards.run(ctx, solve_shard, scenario, count, OUTCOMES):
-            for outcome in outcomes:
-                if isinstance(outcome, shards.Raised):
-                    outcome.reraise()
-                truth, problems = outcome
-                truths.append(truth)
-                errors.extend(problems)
-                if len(errors.items) > ERROR_LIMIT:
-                    done = True
-                    break
-            if done:
+        parts = shards.run(ctx, solve_shard, scenario, len(scenario.tasks))
+        for packed in (block for part in parts for block in part):
+            if _fold(packed, errors):
                 break
+            truths.add(packed)
     finally:
         _STATE = None  # the serial path solved here: let the scenario go with the compile
     errors.raise_if_errors(ScnSemanticError)
     if any(t.constraints is not None for t in scenario.tasks):
         kinds = ctx.registry.validator_kinds if ctx.registry is not None else None
         records = {r.id: dict(r.values) for r in scenario.records}
-        truths = feasible.with_references(scenario, truths, records, errors, kinds)
+        referenced = feasible.with_references(scenario, list(truths), records, errors, kinds)
         errors.raise_if_errors(ScnSemanticError)
-    return Solved(scenario, tuple(truths))
+        return Solved(scenario, packed_list(referenced))
+    return Solved(scenario, truths)
+
+
+def _fold(packed: Packed, errors: Collector) -> bool:
+    """Take in one shard's diagnostics in task order, raising a located error where the serial
+    loop would have; True once past `ERROR_LIMIT` (the loop stops there)."""
+    for index in sorted(packed.odd):
+        outcome = packed.odd[index]
+        if isinstance(outcome, shards.Raised):
+            outcome.reraise()
+        errors.extend(outcome[1])
+        if len(errors.items) > ERROR_LIMIT:
+            return True
+    return False
 
 
 #: The solve stage stops collecting after this many problems.
 ERROR_LIMIT = 200
 
 
-def solve_shard(scenario: Scenario, start: int, stop: int) -> list[Any]:
-    """Solve tasks `start..stop`: for each, (its truth, the diagnostics it raised), or a
-    `shards.Raised` where a located error stopped the loop. Stops as the serial loop would."""
+#: Tasks per packed block of truths: what emit decodes at once.
+BLOCK = 1024
+
+
+def solve_shard(scenario: Scenario, start: int, stop: int) -> Iterator[Packed]:
+    """Solve tasks `start..stop`, packed in blocks of `BLOCK` (`truth_rows.pack`): each task's
+    truth and the diagnostics it raised, or a `shards.Raised` where a located error stopped the
+    loop. Stops as the serial loop would."""
     global _STATE
     if _STATE is None or _STATE[0] is not scenario:  # a worker's later shards keep its memos
         _STATE = (scenario, _Solver(scenario, shards.registry(), Collector()))
     state = _STATE[1]
     errors = state.errors
     first = len(errors.items)
-    out: list[Any] = []
-    for task in scenario.tasks[start:stop]:
-        before = len(errors.items)
-        try:
-            truth = state.task(task)
-        except ScnError as e:
-            out.append(shards.Raised.of(e))
-            break
-        out.append((truth, tuple(errors.items[before:])))
-        if len(errors.items) - first > ERROR_LIMIT:
-            break
-    return out
+    for block in range(start, stop, BLOCK):
+        out: list[Any] = []
+        for task in scenario.tasks[block : min(stop, block + BLOCK)]:
+            before = len(errors.items)
+            try:
+                truth = state.task(task)
+            except ScnError as e:
+                out.append(shards.Raised.of(e))
+                break
+            out.append((truth, tuple(errors.items[before:])))
+            if len(errors.items) - first > ERROR_LIMIT:
+                break
+        yield pack(out, _is_outcome)
+        if len(out) < min(stop, block + BLOCK) - block:  # the loop stopped
+            return
 
 
-#: A `GroundTruth`'s fields, in the order its constructor takes them.
-_FIELDS = tuple(f.name for f in attrs.fields(GroundTruth))
-_fields_of = operator.attrgetter(*_FIELDS)
-
-
-def _pack(outcomes: list[Any]) -> tuple[bool, bytes, dict[int, Any]]:
-    """A shard's outcomes for the driver: each truth as the marshalled tuple of its fields (the
-    driver reads 18,000 of them in 0.1 s, against 0.26 s to unpickle the objects; shared
-    tuples stay shared), and as they are the outcomes that carry diagnostics or an error; all
-    of them pickled when a record holds something marshal cannot write."""
-    rows: list[tuple[Any, ...] | None] = []
-    odd: dict[int, Any] = {}
-    for index, outcome in enumerate(outcomes):
-        if isinstance(outcome, shards.Raised) or outcome[1]:
-            rows.append(None)
-            odd[index] = outcome
-        else:
-            rows.append(_fields_of(outcome[0]))
-    try:
-        return True, marshal.dumps(rows), odd
-    except ValueError:  # a kind's record holds something only pickle writes
-        return False, pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL), {}
-
-
-def _unpack(packed: tuple[bool, bytes, dict[int, Any]]) -> list[Any]:
-    marshalled, data, odd = packed
-    if not marshalled:
-        return pickle.loads(data)  # type: ignore[no-any-return]
-    return [
-        (GroundTruth(*row), ()) if row is not None else odd[index]
-        for index, row in enumerate(marshal.loads(data))
-    ]
-
-
-#: How a worker hands its shard's outcomes back (`shards.Codec`).
-OUTCOMES = shards.Codec(_pack, _unpack)
+def _is_outcome(outcome: Any) -> bool:
+    return not isinstance(outcome, shards.Raised)
 
 
 #: The scenario a process is solving shards of, and its solver state (memos, ban proofs).
