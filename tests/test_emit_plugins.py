@@ -89,3 +89,46 @@ def test_a_dialects_check_fails_the_compile_naming_the_file() -> None:
 def test_an_emitter_may_not_overwrite_a_compiler_file() -> None:
     with pytest.raises(ScnPluginError, match="tried to overwrite tasks.jsonl"):
         _compile(Extras(emitted="tasks.jsonl"))
+
+
+class Crashing(Extras):
+    @staticmethod
+    def names(specs: list[dict[str, Any]]) -> dict[str, Any]:
+        raise RuntimeError("no plain words for these tools")
+
+
+def _compile_sharded(plugin: object, workers: int) -> Any:
+    from scn.context import CompileContext
+
+    pm = make_plugin_manager(load_entrypoints=True, plugins={"extras": plugin})
+    registry = collect_registry(pm)
+    ctx = CompileContext(registry, 42, {}, workers=workers)
+    return compile_source(SourceFile("emit.scn", SPEC), ctx=ctx)
+
+
+@pytest.mark.parametrize(
+    ("plugin", "error"),
+    [
+        (Extras(), None),
+        (Extras(complaint="too plain"), ScnEmitError),
+        (Crashing(), ScnPluginError),
+    ],
+    ids=["files", "check", "crash"],
+)
+def test_dialects_converted_in_shards_are_the_serial_files_and_errors(
+    plugin: object, error: type[Exception] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With workers, each dialect is converted in a shard: the same files, and a dialect's
+    complaint or crash is the serial compile's located error, whichever process met it."""
+    from scn.stages import shards
+
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    outcomes = []
+    for workers in (1, 2):
+        try:
+            outcomes.append(_compile_sharded(plugin, workers).files)
+        except (ScnEmitError, ScnPluginError) as e:
+            outcomes.append((type(e), [d.message for d in e.diagnostics]))
+    assert outcomes[0] == outcomes[1]
+    if error is not None:
+        assert outcomes[0][0] is error
