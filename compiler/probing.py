@@ -23,7 +23,7 @@ Verify checks nothing unless the harness sets `probe_margin` or `probe_max`.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from attrs import define, field
@@ -175,14 +175,19 @@ def probe_bundle(
     metric: str | None = None,
     names: Iterable[str] | None = None,
     registry: Any = None,
+    shards: Callable[[Any, Any, int], Iterable[list[Any]]] | None = None,
 ) -> Report:
     """Play the references and the applicable probes on `tasks` (default: every task).
+
+    `shards(job, payload, count)` (the compile's `scn.stages.shards.run`, bound to its
+    context) plays the episodes, which are independent, in contiguous shards and hands back
+    their records in order; by default they are played here, one after another.
 
     Raises:
         KeyError: a probe in `names` is not registered or does not apply.
     """
     from scn.runtime.protocols import installed
-    from scn.runtime.run import episode, run_defaults
+    from scn.runtime.run import run_defaults
 
     registry = registry or installed()
     scenario = bundle.scenario
@@ -210,24 +215,16 @@ def probe_bundle(
         if getattr(entry.factory, "needs_actions", False) and not actions:
             continue
         agents.append((entry.name, "probe", entry.factory, entry.doc, entry.plugin))
+    settings = (seed, max_steps, retrieval)
+    played = (shards or _here)(_episodes, (bundle, agents, ids, settings), len(agents) * len(ids))
+    records_in_order = iter([r for part in played for r in part])
     rows = []
     truth: dict[str, Any] | None = None
     # The probe run's own registry's families: collecting the installed ones per agent loaded
     # every plugin again (11 times in verify's probes of a retail bundle).
     families = registry.metric_families
-    for name, role, factory, doc, plugin in agents:
-        records = [
-            episode(
-                bundle,
-                task_id,
-                factory(seed),
-                name,
-                max_steps=max_steps,
-                seed=seed,
-                retrieval=retrieval,
-            )
-            for task_id in ids
-        ]
+    for name, role, _, doc, plugin in agents:
+        records = [next(records_in_order) for _ in ids]
         if truth is None and metric != DEFAULT_METRIC:
             truth = sampled_truth(bundle, ids, records, families)
         table = _metrics(records, metric, truth, families)
@@ -296,3 +293,29 @@ def render(report: Report) -> str:
         note = "ABOVE BOUND" if r.name in over else r.doc
         lines.append(f"{r.name:<22} {r.role:<10} {score:>14}  {note}")
     return "\n".join(lines)
+
+
+def _here(job: Any, payload: Any, count: int) -> list[list[Any]]:
+    return [job(payload, 0, count)]
+
+
+def _episodes(payload: Any, start: int, stop: int) -> list[dict[str, Any]]:
+    """The records of episodes `start..stop`, numbered agent by agent, task by task."""
+    from scn.runtime.run import episode
+
+    bundle, agents, ids, (seed, max_steps, retrieval) = payload
+    out = []
+    for k in range(start, stop):
+        name, _, factory, _, _ = agents[k // len(ids)]
+        out.append(
+            episode(
+                bundle,
+                ids[k % len(ids)],
+                factory(seed),
+                name,
+                max_steps=max_steps,
+                seed=seed,
+                retrieval=retrieval,
+            )
+        )
+    return out

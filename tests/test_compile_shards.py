@@ -378,3 +378,33 @@ def test_a_failing_measure_raises_the_first_failure_in_pair_order() -> None:
         ctx = attrs.evolve(_pair_context(sharded), measures={"m": entry})  # type: ignore[misc]
         with pytest.raises(ValueError, match=r"cannot measure \('d0',\) -> d5"):
             builtins.reachable(ctx, length="m")
+
+
+@pytest.mark.parametrize("bundle_name", ["travel-costbench", "retail-planbench", "cctu-cases"])
+def test_probe_episodes_in_shards_give_the_serial_report(
+    bundle_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Verify's probes play their episodes in the compile's shards: every row's scores are
+    those of the episodes played one after another."""
+    import functools
+
+    from scn.probing import probe_bundle, sample_tasks
+    from scn.runtime.bundle import LoadedBundle
+
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    loaded = LoadedBundle.load(GENERATED / bundle_name)
+    ids = sample_tasks(loaded, 12, 42)
+    reports = [
+        probe_bundle(
+            loaded,
+            tasks=ids,
+            seed=42,
+            registry=REGISTRY,
+            shards=functools.partial(shards.run, CompileContext(REGISTRY, 42, {}, workers=w)),
+        )
+        for w in (1, 3)
+    ]
+    assert [attrs.astuple(r) for r in reports[0].rows] == [
+        attrs.astuple(r) for r in reports[1].rows
+    ]
+    assert len(reports[0].rows) > 3

@@ -20,12 +20,16 @@ read for this compile (`ctx.sources`); without them the diagnostic names `scenar
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
+
+import attrs
 
 from scn.context import CompileContext
 from scn.diagnostics import Collector, Diagnostic, Severity
 from scn.source import Span
+from scn.stages import shards
 
 #: Plan-scope constraints are judged by the protocol on the delivered plan; a truth kind's own
 #: check covers them (TravelPlanner's references), so they are not replayed here.
@@ -122,7 +126,11 @@ def check_probes(loaded: Any, ctx: CompileContext, errors: Collector) -> None:
     if bound.margin is None and bound.maximum is None:
         return
     ids = sample_tasks(loaded, size, ctx.seed)
-    report = probe_bundle(loaded, tasks=ids, seed=ctx.seed, registry=ctx.registry)
+    # The episodes in the compile's local shards (a Ray task would need the loaded bundle and
+    # the agents pickled: there they stay in this process).
+    local = ctx if ctx.backend != "ray" else attrs.evolve(ctx, workers=1)
+    played = functools.partial(shards.run, local)
+    report = probe_bundle(loaded, tasks=ids, seed=ctx.seed, registry=ctx.registry, shards=played)
     limit = report.limit()
     for row in report.passing():
         message = (
