@@ -262,13 +262,13 @@ def reachable(
     `measure=`): its length for the pair, with `min_length` passed on, and a label for the pair,
     written as the record's `kind`; `kinds` keeps only pairs with those labels.
     """
-    measure = None
+    measure, share = None, None
     if length != "shortest":
         entry = ctx.measures.get(length)
         if entry is None:
             named = ", ".join(["shortest", *sorted(ctx.measures)])
             raise ValueError(f"length is one of {named}, not {length!r}")
-        measure = entry.measure
+        measure, share = entry.measure, getattr(entry, "share", None)
     if kinds is not None:
         labels = ctx.measures[length].labels if measure is not None else ()
         if measure is None or sorted(set(kinds) - set(labels)):
@@ -296,7 +296,14 @@ def reachable(
     # Measuring a pair is independent of every other pair (and, with a catalogue, most of a
     # compile's expansion): spread over the compile's workers, in order.
     plain = attrs.evolve(ctx, sharded=None)  # what a shard is sent: no compile machinery
-    measured = ctx.each(_measure_pairs, (plain, measure, pairs, min_length), len(pairs))
+    collect = share[0] if share is not None else None
+    measured = []
+    for got in ctx.each(_measure_pairs, (plain, measure, collect, pairs, min_length), len(pairs)):
+        if isinstance(got, _Learned):  # what a shard's measures learned (`share`): kept here
+            assert share is not None
+            share[1](got.found)
+        else:
+            measured.append(got)
     out = []
     # strict=False: a failed shard's list ends at its failure, raised when reached
     for (combo, target), got in zip(pairs, measured, strict=False):
@@ -328,10 +335,23 @@ class _Failed:
         return (_Failed, (self.error,))
 
 
+class _Learned:
+    """What a shard's measures learned (the kind's `share` collect), last in its list."""
+
+    __slots__ = ("found",)
+
+    def __init__(self, found: Any) -> None:
+        self.found = found
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Learned, (self.found,))
+
+
 def _measure_pairs(payload: Any, start: int, stop: int) -> list[Any]:
     """(length, label) of the pairs `start..stop`: the measuring kind's, or the fewest calls;
-    a `_Failed` last where one raised."""
-    ctx, measure, pairs, min_length = payload
+    a `_Failed` last where one raised, then what the measures learned when the kind shares
+    it."""
+    ctx, measure, collect, pairs, min_length = payload
     out: list[Any] = []
     for combo, target in pairs[start:stop]:
         try:
@@ -343,6 +363,8 @@ def _measure_pairs(payload: Any, start: int, stop: int) -> list[Any]:
         except Exception as e:  # noqa: BLE001 - raised by the fold, in order
             out.append(_Failed(e))
             break
+    if collect is not None:
+        out.append(_Learned(collect()))
     return out
 
 

@@ -187,6 +187,8 @@ class TruthKindEntry:
     plugin: str
     #: `profile(task) -> {feature: number}`: the kind's own difficulty features (`scn profile`).
     profile: Callable[..., Any] | None = None
+    #: `(collect, adopt)`: what a worker's measures learned, handed to the compile's process.
+    share: tuple[Callable[[], Any], Callable[[Any], None]] | None = None
 
 
 @frozen(kw_only=True)

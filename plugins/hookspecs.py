@@ -170,6 +170,7 @@ class RegisterTruthKind(Protocol):
         labels: Sequence[str] = (),
         doc: str = "",
         profile: Callable[..., object] | None = None,
+        share: tuple[Callable[[], object], Callable[[object], None]] | None = None,
     ) -> None: ...
 
 
@@ -603,7 +604,7 @@ def scn_register_truth_kinds(register: RegisterTruthKind) -> None:
     """Register ground-truth kinds: the solvers a ``tasks`` block names with ``truth NAME``.
 
     Call ``register(name, solve, *, check=None, replays=True, measure=None, labels=(), doc="",
-    profile=None)`` once per kind.
+    profile=None, share=None)`` once per kind.
 
     - ``name``: the kind, as written after ``truth`` in a ``tasks`` block.
     - ``solve``: ``solve(problem: scn.truth.TruthProblem) -> scn.truth.TruthResult``, called
@@ -628,6 +629,12 @@ def scn_register_truth_kinds(register: RegisterTruthKind) -> None:
       under this kind's rule and a label for it, used by the ``reachable`` generator with
       ``length="<name>"`` (``kinds=[...]`` keeps pairs with those labels).
     - ``labels``: every label ``measure`` may give, so ``kinds=[...]`` can be checked.
+    - ``share``: ``(collect, adopt)``, optional, with a ``measure`` that caches what it finds
+      (work ``solve`` will ask for again): with ``scn compile --workers N`` the pairs are
+      measured in other processes, whose caches end with them. ``collect() -> object`` is
+      called in a process after each shard of measurements and returns what it learned since
+      its last call (picklable); ``adopt(learned)`` is called in the compile's process with it,
+      so solving (there and in the processes forked from it) finds it cached.
     - ``profile``: ``profile(task: dict) -> Mapping[str, float]``, optional: extra difficulty
       features of one ``tasks.jsonl`` line of this kind that only the kind understands (say,
       how many hard constraints its reference answer keeps), added to what ``scn profile``

@@ -435,8 +435,13 @@ def _truth_kind_register(s: _Session) -> Callable[..., None]:
         labels: Sequence[str] = (),
         doc: str = "",
         profile: Callable[..., Any] | None = None,
+        share: tuple[Callable[[], Any], Callable[[Any], None]] | None = None,
     ) -> None:
         name = s.begin(name)
+        if share is not None and (
+            measure is None or not isinstance(share, tuple) or len(share) != 2
+        ):
+            raise s.fail(name, "share must be a (collect, adopt) pair, given with a measure")
         if not isinstance(replays, bool):
             raise s.fail(name, f"replays must be True or False, got {replays!r}")
         if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
@@ -456,6 +461,12 @@ def _truth_kind_register(s: _Session) -> Callable[..., None]:
                 doc=s.text(name, "doc", doc),
                 plugin=s.plugin_name,
                 profile=s.function(name, "profile", profile, optional=True),
+                share=None
+                if share is None
+                else (
+                    s.function(name, "share's collect", share[0]),
+                    s.function(name, "share's adopt", share[1]),
+                ),
             )
         )
 

@@ -380,6 +380,49 @@ def test_a_failing_measure_raises_the_first_failure_in_pair_order() -> None:
             builtins.reachable(ctx, length="m")
 
 
+_DRIVER = {0: 0}
+
+
+def _catalog_slow_here(ctx: object, combo: tuple[str, ...], target: str, low: int) -> object:
+    """The catalogue's measure, slow in the compile's process so the forked one takes shards."""
+    import os
+    import time
+
+    from scn.plugins.planbench import truth
+
+    if os.getpid() == _DRIVER[0]:
+        time.sleep(0.02)
+    return truth.measure_catalog(ctx, combo, target, low)
+
+
+def test_what_a_worker_measured_is_kept_by_the_compile_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A measuring kind's `share`: the catalogues the forked worker found reach the compile's
+    process, so solving (which asks the same) finds every one of them there."""
+    import functools
+    import os
+
+    from scn import builtins
+    from scn.plugins.planbench import catalog
+
+    monkeypatch.setattr(shards, "MIN_SHARDED", 1)
+    monkeypatch.setitem(_DRIVER, 0, os.getpid())
+    entry = attrs.evolve(REGISTRY.truth_kinds["catalog"], measure=_catalog_slow_here)
+    base = _pair_context()
+    run = functools.partial(shards.run, CompileContext(REGISTRY, 42, {}, workers=2))
+    ctx = attrs.evolve(base, atomic=base.tools, measures={"catalog": entry}, sharded=run)  # type: ignore[attr-defined, misc]
+
+    def answers(context: object) -> set[object]:
+        catalog._BY_SIG.clear()
+        catalog._BY_ID.clear()
+        builtins.reachable(context, length="catalog")  # type: ignore[arg-type]
+        return {key for tables in catalog._BY_SIG.values() for key in tables.answers}
+
+    serial = answers(attrs.evolve(ctx, sharded=None))  # type: ignore[misc]
+    assert serial and answers(ctx) == serial
+
+
 @pytest.mark.parametrize("bundle_name", ["travel-costbench", "retail-planbench", "cctu-cases"])
 def test_probe_episodes_in_shards_give_the_serial_report(
     bundle_name: str, monkeypatch: pytest.MonkeyPatch

@@ -139,3 +139,38 @@ def test_a_bad_record_is_a_plugin_error(record: Any, message: str) -> None:
 
     with pytest.raises(ScnPluginError, match=message):
         _compile(Bad())
+
+
+class Sharing:
+    """A kind registered with a `share` pair (what its measures learned, handed back)."""
+
+    def __init__(self, measure: Any, share: Any) -> None:
+        self.measure, self.share = measure, share
+
+    @hookimpl
+    def scn_register_truth_kinds(self, register: Any) -> None:
+        register("sharing", FirstProducer().solve, measure=self.measure, share=self.share)
+
+
+def _measure(ctx: Any, start: Any, target: str, low: int) -> tuple[int, None]:
+    return 1, None
+
+
+@pytest.mark.parametrize(
+    ("measure", "share", "message"),
+    [
+        (None, (list, print), "given with a measure"),
+        (_measure, (list,), r"a \(collect, adopt\) pair"),
+        (_measure, (list, 3), "share's adopt must be callable"),
+    ],
+    ids=["no-measure", "not-a-pair", "not-callable"],
+)
+def test_a_kinds_share_is_a_pair_of_functions_beside_a_measure(
+    measure: Any, share: Any, message: str
+) -> None:
+    plugins = {"sharing": Sharing(measure, share)}
+    with pytest.raises(ScnPluginError, match=message):
+        collect_registry(make_plugin_manager(load_entrypoints=True, plugins=plugins))
+    good = Sharing(_measure, (list, print))
+    registry = collect_registry(make_plugin_manager(load_entrypoints=True, plugins={"s": good}))
+    assert registry.truth_kinds["sharing"].share == (list, print)

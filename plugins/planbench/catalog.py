@@ -9,7 +9,9 @@ B.5) and fixes it to the release's constants (`release_catalog`); `truth catalog
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from scn import solver
 from scn.solver import Tool
@@ -243,7 +245,7 @@ class _Tables:
     list, each twice (the `reachable` generator measures the pair, then the truth kind solves
     the task); rebuilding and hashing the signature per call cost as much as the searches."""
 
-    __slots__ = ("sig", "cones", "answers", "unique")
+    __slots__ = ("sig", "cones", "answers", "unique", "handed")
 
     def __init__(self, sig: tuple[tuple[str, frozenset[str], frozenset[str]], ...]) -> None:
         self.sig = sig
@@ -252,6 +254,8 @@ class _Tables:
         self.answers = {}
         #: No two tools share a name (a bit then stands for one tool: `_minimal`'s shortcut).
         self.unique = len({name for name, _, _ in sig}) == len(sig)
+        #: How many `answers` (in insertion order) the compile's process already has.
+        self.handed = 0
 
 
 #: Tool lists seen lately, by identity (a tuple is the same list while it lives; the entry
@@ -278,6 +282,32 @@ def _tables(atomic: Sequence[solver.Tool]) -> _Tables:
             _BY_ID.clear()
         _BY_ID[id(atomic)] = (atomic, tables)
     return tables
+
+
+def learned() -> list[tuple[Any, list[Any]]]:
+    """The answers this process found since it last handed them over (or since it was forked
+    from the compile's process, which has the ones before): what a worker that measured
+    (inputs, target) pairs for the `reachable` generator gives back, so that the solve stage,
+    which asks the very same questions, finds them in the compile's process and its forks."""
+    out = []
+    for sig, tables in _BY_SIG.items():
+        fresh = list(itertools.islice(tables.answers.items(), tables.handed, None))
+        if fresh:
+            out.append((sig, fresh))
+        tables.handed = len(tables.answers)
+    return out
+
+
+def adopt(found: list[tuple[Any, list[Any]]]) -> None:
+    """Keep the answers a worker found (`learned`), in the compile's process."""
+    for sig, fresh in found:
+        tables = _BY_SIG.get(sig)
+        if tables is None:
+            if len(_BY_SIG) >= _KEPT:
+                _BY_SIG.clear()
+            tables = _BY_SIG[sig] = _Tables(sig)
+        tables.answers.update(fresh)
+        tables.handed = len(tables.answers)
 
 
 def _cone(

@@ -52,7 +52,7 @@ def scn_register_metric_families(register: Any) -> None:
 
 @hookimpl
 def scn_register_truth_kinds(register: Any) -> None:
-    from scn.plugins.planbench import task_kinds, truth
+    from scn.plugins.planbench import catalog, task_kinds, truth
 
     register(
         "minimal_sets",
@@ -64,6 +64,7 @@ def scn_register_truth_kinds(register: Any) -> None:
         truth.solve_catalog,
         measure=truth.measure_catalog,
         labels=task_kinds.KINDS,
+        share=(catalog.learned, catalog.adopt),
         doc="the tool sets PlanBench-XL's released path catalogue lists (its Algorithm 1)",
     )
 
