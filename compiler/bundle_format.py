@@ -170,6 +170,20 @@ def file_lines(files: Mapping[str, bytes], rel: str) -> Iterator[bytes]:
         yield from data
 
 
+def stored(files: Mapping[str, bytes], rel: str) -> bytes | Spilled:
+    """One bundle file as it is held: its bytes, or the `Spilled` file, unread."""
+    spilled = files.spilled(rel) if isinstance(files, BundleFiles) else None
+    return spilled if spilled is not None else files[rel]
+
+
+def only(files: Mapping[str, bytes], rels: Iterable[str]) -> Mapping[str, bytes]:
+    """Some of a bundle's files, spilled ones left unread (`scn.folders.write_files` copies
+    them)."""
+    if isinstance(files, BundleFiles):
+        return BundleFiles({rel: stored(files, rel) for rel in rels})
+    return {rel: files[rel] for rel in rels}
+
+
 def file_sha256(files: Mapping[str, bytes], rel: str) -> str:
     """The hex SHA-256 of one bundle file (recorded when it was spilled)."""
     spilled = files.spilled(rel) if isinstance(files, BundleFiles) else None
@@ -228,6 +242,14 @@ class LineSpill:
             self.discard()
 
 
+def spill_lines(rows: Iterable[Any]) -> bytes | Spilled:
+    """`dumps_lines(rows)`, the same bytes, past `SPILL_BYTES` written on to a private file."""
+    with LineSpill() as out:
+        for r in rows:
+            out.write(json_line(r))
+        return out.finish()
+
+
 def dumps(obj: Any) -> bytes:
     """Serialize JSON the one way bundles use: sorted keys, two-space indent, final newline."""
     return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
@@ -240,10 +262,15 @@ def dumps_lines(rows: Iterable[Any]) -> bytes:
     file is held beside the result."""
     out = io.BytesIO()
     for r in rows:
-        line = json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        out.write(line.encode("utf-8"))
-        out.write(b"\n")
+        out.write(json_line(r))
     return out.getvalue()
+
+
+def json_line(row: Any) -> bytes:
+    """One line of a bundle's JSON Lines file: compact, keys sorted, UTF-8, with its newline."""
+    return (
+        json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    )
 
 
 def sha256(data: bytes) -> str:

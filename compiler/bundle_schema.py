@@ -20,9 +20,12 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scn.diagnostics import ScnDataError
+
+if TYPE_CHECKING:  # bundle_format reads files through this module: no import at run time
+    from scn.bundle_format import Spilled
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _ID = "https://scn.invalid/schemas/"
@@ -448,10 +451,14 @@ def has_other_breaks(data: bytes) -> bool:
     return any(b in data for b in OTHER_BREAKS if len(b) == 1 or b[:1] in data)
 
 
-def _streamed_rows(name: str, data: bytes) -> Iterator[tuple[int, Any]]:
+def _streamed_rows(name: str, data: bytes | Spilled) -> Iterator[tuple[int, Any]]:
     """`_rows`, the same values and errors, one line decoded at a time for a JSON Lines file
     split at `\n` only (the text of a 6.6 MB backend and its list of lines are never held):
-    any other line break or bad UTF-8 goes the whole-file way, which words the error."""
+    any other line break or bad UTF-8 goes the whole-file way, which words the error. A file
+    the compiler spilled is read from disk a line at a time."""
+    if not isinstance(data, bytes):  # a `Spilled` file
+        yield from _spilled_rows(name, data)
+        return
     if SCHEMAS[name][1] == "json" or has_other_breaks(data):
         yield from _rows(name, data)
         return
@@ -468,6 +475,34 @@ def _streamed_rows(name: str, data: bytes) -> Iterator[tuple[int, Any]]:
         start = end + 1
         if line.strip():
             yield number, _json_row(name, number, line)
+
+
+def _spilled_rows(name: str, spilled: Spilled) -> Iterator[tuple[int, Any]]:
+    """`_streamed_rows` over a spilled file, read from disk: the same rows and errors (a file
+    with another line break, or a line of bad UTF-8, goes the whole-file way, as there)."""
+    if SCHEMAS[name][1] == "json" or _has_other_breaks_on_disk(spilled.path):
+        yield from _rows(name, spilled.read())
+        return
+    for number, line in enumerate(spilled.lines(), 1):
+        try:
+            text = (line[:-1] if line.endswith(b"\n") else line).decode("utf-8")
+        except UnicodeDecodeError:
+            yield from _rows(name, spilled.read())  # raises, locating the byte in the file
+            return
+        if text.strip():
+            yield number, _json_row(name, number, text)
+
+
+def _has_other_breaks_on_disk(path: str) -> bool:
+    """`has_other_breaks` over a file read in blocks (each block with the two bytes before it,
+    so a three-byte break split between blocks is seen)."""
+    tail = b""
+    with open(path, "rb") as f:
+        while block := f.read(1 << 16):
+            if has_other_breaks(tail + block):
+                return True
+            tail = block[-2:]
+    return False
 
 
 def _json_row(name: str, number: int, line: str) -> Any:

@@ -71,3 +71,48 @@ def test_a_bundle_loads_the_same_whichever_files_are_kept(tmp_path: Any) -> None
     assert loaded.tasks == {t["id"]: t for t in everything.jsonl("tasks.jsonl")}
     assert loaded.tools == {t["name"]: t for t in everything.json("tools/internal.json")}
     assert loaded.scenario == everything.json("scenario.json")
+
+
+LINES = st.lists(
+    st.one_of(
+        st.builds(
+            lambda row: dumps_lines([row]).rstrip(b"\n"), st.fixed_dictionaries({"values": JSON})
+        ),
+        st.sampled_from(
+            [
+                b"",
+                b"  ",
+                b"{",
+                b'{"values": 1}\r{"x": 2}',
+                b'{"v": "\xff"}',
+                b'{"values": {"a": "\xe2\x80\xa8"}}',
+                b"[]",
+                b'{"values": NaN}',
+            ]
+        ),
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(LINES)
+def test_a_spilled_file_is_checked_as_its_bytes_are(lines: list[bytes]) -> None:
+    """A `backend.jsonl` the compiler spilled is checked a line at a time from disk: the same
+    rows, or the same located error, as the bytes read whole."""
+    from scn import bundle_schema
+    from scn.bundle_format import LineSpill
+    from scn.diagnostics import ScnDataError
+
+    data = b"\n".join(lines)
+    with LineSpill(limit=0) as out:
+        out.write(data)
+        spilled = out.finish()
+
+    def rows(source: Any) -> Any:
+        try:
+            return list(bundle_schema._streamed_rows("backend.jsonl", source))
+        except ScnDataError as e:
+            return ("error", str(e), e.diagnostics[0].path)
+
+    assert rows(spilled) == rows(data)

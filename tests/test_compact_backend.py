@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scn.bundle_format import dumps_lines
+from scn.bundle_format import LineSpill, Spilled, dumps_lines
 from scn.regenerate import ROOT
 from scn.runtime.answers import Backend
 from scn.stages.verify import load_stubs
@@ -51,22 +51,35 @@ def _answer(backend: Any, inputs: dict[str, Any], output: str) -> Any:
 def test_compact_backend_answers_as_the_template(records: list[Any], lookups: list[Any]) -> None:
     template = _TEMPLATE(records)
     compact = Backend(records)
-    from_file = Backend.from_bytes(b"\n" + dumps_lines(records) + b"\n\n")
+    data = b"\n" + dumps_lines(records) + b"\n\n"
+    from_file = Backend.from_bytes(data)
+    on_disk = Backend.from_bytes(_spilled(data))  # as verify reads a big bundle's backend
     assert [dict(r) for r in from_file.records] == [r["values"] for r in records]
+    assert [dict(r) for r in on_disk.records] == [r["values"] for r in records]
     for inputs, output in lookups:
         want = _answer(template, inputs, output)
         assert _answer(compact, inputs, output) == want
         assert _answer(from_file, inputs, output) == want
+        assert _answer(on_disk, inputs, output) == want
+
+
+def _spilled(data: bytes) -> Spilled:
+    with LineSpill(limit=0) as out:
+        out.write(data)
+        spilled = out.finish()
+    assert isinstance(spilled, Spilled)
+    return spilled
 
 
 def test_compact_backend_with_many_rows_finds_each() -> None:
     """Row numbers share the key with the hash: enough rows to need many bits still resolve."""
     records = [{"id": str(i), "values": {"k": f"v{i}", "o": str(i)}} for i in range(5000)]
-    backend = Backend.from_bytes(dumps_lines(records))
-    for i in range(0, 5000, 7):
-        assert backend.lookup("t", {"k": f"v{i}"}, "o") == {
-            "ok": True,
-            "output": "o",
-            "value": str(i),
-        }
-    assert not backend.lookup("t", {"k": "v5000"}, "o")["ok"]
+    data = dumps_lines(records)
+    for backend in (Backend.from_bytes(data), Backend.from_bytes(_spilled(data))):
+        for i in range(0, 5000, 7):
+            assert backend.lookup("t", {"k": f"v{i}"}, "o") == {
+                "ok": True,
+                "output": "o",
+                "value": str(i),
+            }
+        assert not backend.lookup("t", {"k": "v5000"}, "o")["ok"]

@@ -14,7 +14,15 @@ from typing import Any
 
 from attrs import define
 
-from scn.bundle_format import Bundle, BundleFiles, Spilled, check_format, read_bundle, sha256
+from scn.bundle_format import (
+    Bundle,
+    BundleFiles,
+    Spilled,
+    check_format,
+    read_bundle,
+    sha256,
+    stored,
+)
 from scn.bundle_schema import check_bundle, check_file
 from scn.diagnostics import ScnDataError
 from scn.runtime import world
@@ -145,11 +153,13 @@ def _check_task(tools: dict[str, dict[str, Any]], task: dict[str, Any]) -> None:
 
 def _kept(files: Mapping[str, bytes], spilled: Spilled | None) -> Bundle:
     """The files of an in-memory bundle that loading keeps (`_unread` drops the others; a
-    spilled `tasks.jsonl` is indexed from its file, not read)."""
+    spilled `tasks.jsonl` is indexed from its file, not read; a spilled `backend.jsonl` is
+    checked line by line and looked up from its file)."""
     listed = json.loads(files["manifest.json"]).get("files", {})
+    unread = world.WORLD_FILE not in listed  # a world may read any file: those are bytes
     return Bundle(
         {
-            rel: files[rel]
+            rel: stored(files, rel) if unread and rel == "backend.jsonl" else files[rel]
             for rel in files
             if not _unread(rel, listed) and not (spilled is not None and rel == "tasks.jsonl")
         }

@@ -18,8 +18,8 @@ from scn.bundle_format import (
     BundleFiles,
     Spilled,
     dumps,
-    dumps_lines,
     sha256,
+    spill_lines,
 )
 from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
@@ -294,7 +294,8 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
         raise ScnPluginError(
             f"a ground-truth record (kinds: {kinds}) cannot be written as JSON: {e}"
         ) from e
-    files["backend.jsonl"] = dumps_lines(  # a generator: one record's dict at a time
+    # One record's line at a time; past `SPILL_BYTES` on disk, where verify's lookups read it.
+    files["backend.jsonl"] = spill_lines(
         {"id": r.id, "values": dict(r.values)} for r in scenario.records
     )
     files["stubs.py"] = emit_stubs(scenario, source, __version__)

@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from scn.bundle_format import LineSpill, Spilled
+from scn.bundle_format import LineSpill, Spilled, json_line
 from scn.context import CompileContext
 from scn.emit.graphs import shape_json
 from scn.ir import Solved
@@ -99,11 +99,6 @@ def task_record(
     return record
 
 
-def _line(row: dict[str, Any]) -> bytes:
-    text = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return text.encode() + b"\n"
-
-
 def _split(render: Any) -> tuple[bytes, bytes]:
     """The bytes before and after the graph id in `render(placeholder)`, with a placeholder that
     occurs once in them (a string in the task could hold the first one tried)."""
@@ -141,7 +136,7 @@ def _render(
     kept: list[object] = []  # keeps the edge tuples alive so their ids stay unique
     for task, truth in zip(tasks, truths, strict=True):
         if not truth.edges:
-            yield _line(task_record(task, truth, None, stated))
+            yield json_line(task_record(task, truth, None, stated))
             continue
         given = tuple(d for d, _ in task.given)
         key = (id(truth.edges), given, task.goals)
@@ -149,9 +144,13 @@ def _render(
         if shape is None:
             kept.append(truth.edges)
             shape = shapes[key] = _split(
-                lambda mark, g=given, o=task.goals, e=truth.edges: _line(shape_json(mark, g, o, e))
+                lambda mark, g=given, o=task.goals, e=truth.edges: json_line(
+                    shape_json(mark, g, o, e)
+                )
             )
-        head, tail = _split(lambda mark, t=task, tr=truth: _line(task_record(t, tr, mark, stated)))
+        head, tail = _split(
+            lambda mark, t=task, tr=truth: json_line(task_record(t, tr, mark, stated))
+        )
         yield (head, tail, *shape)
 
 

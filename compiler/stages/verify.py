@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from scn.bundle_format import BundleFiles, file_lines, load_stubs, sha256
+from scn.bundle_format import BundleFiles, file_lines, load_stubs, only, sha256, stored
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnVerifyError
 from scn.emit.bundle import Bundle, write_files
@@ -184,9 +184,9 @@ def _replay_context(bundle: Bundle) -> VerifyContext:
         with tempfile.TemporaryDirectory(prefix="scn-verify-") as tmp:
             folder = Path(tmp)
             # The stubs read nothing but their backend; the other files are checked from memory.
-            write_files({rel: bundle.files[rel] for rel in STUB_FILES}, folder)
+            write_files(only(bundle.files, STUB_FILES), folder)
             stubs = load_stubs(folder)
-        backend = Backend.from_bytes(bundle.files["backend.jsonl"])
+        backend = Backend.from_bytes(stored(bundle.files, "backend.jsonl"))
         tools = {t["name"]: t for t in bundle.json("tools/internal.json")}
         found = VerifyContext(bundle=bundle, tools=tools, stubs=stubs, backend=backend)
         _CONTEXT.clear()
