@@ -18,14 +18,12 @@ import functools
 import json
 import math
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from scn.bundle_rows import OTHER_BREAKS, has_other_breaks, parse_line, rows, streamed_rows
 from scn.diagnostics import ScnDataError
-
-if TYPE_CHECKING:  # bundle_format reads files through this module: no import at run time
-    from scn.bundle_format import Spilled
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _ID = "https://scn.invalid/schemas/"
@@ -420,110 +418,6 @@ def json_path(parts: Any) -> str:
     return out
 
 
-def _rows(name: str, data: bytes) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, value) of a file; JSON files are one value on line 0."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ScnDataError(
-            f"{name}: not UTF-8 text ({e.reason} at byte {e.start})", path=name
-        ) from None
-    if SCHEMAS[name][1] == "json":
-        try:
-            yield 0, json.loads(text, parse_constant=_no_constant)
-        except (ValueError, RecursionError) as e:
-            raise ScnDataError(f"{name}: not valid JSON ({_short(e)})", path=name) from None
-        return
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            yield number, _json_row(name, number, line)
-
-
-#: Bytes at which `str.splitlines` breaks a line besides `\n` (UTF-8 of \x85, U+2028, U+2029).
-OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8",
-                b"\xe2\x80\xa9")  # fmt: skip
-
-
-def has_other_breaks(data: bytes) -> bool:
-    """Whether `data` holds a line break of `OTHER_BREAKS`. A sequence whose first byte is
-    absent is ruled out by that byte's scan (a `memchr`, several times faster than looking for
-    the sequence: most bundles' task files are ASCII, and they are hundreds of megabytes)."""
-    return any(b in data for b in OTHER_BREAKS if len(b) == 1 or b[:1] in data)
-
-
-def _streamed_rows(name: str, data: bytes | Spilled) -> Iterator[tuple[int, Any]]:
-    """`_rows`, the same values and errors, one line decoded at a time for a JSON Lines file
-    split at `\n` only (the text of a 6.6 MB backend and its list of lines are never held):
-    any other line break or bad UTF-8 goes the whole-file way, which words the error. A file
-    the compiler spilled is read from disk a line at a time."""
-    if not isinstance(data, bytes):  # a `Spilled` file
-        yield from _spilled_rows(name, data)
-        return
-    if SCHEMAS[name][1] == "json" or has_other_breaks(data):
-        yield from _rows(name, data)
-        return
-    start, number = 0, 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        number += 1
-        try:
-            line = data[start:end].decode("utf-8")
-        except UnicodeDecodeError:
-            yield from _rows(name, data)  # raises, locating the byte in the whole file
-            return
-        start = end + 1
-        if line.strip():
-            yield number, _json_row(name, number, line)
-
-
-def _spilled_rows(name: str, spilled: Spilled) -> Iterator[tuple[int, Any]]:
-    """`_streamed_rows` over a spilled file, read from disk: the same rows and errors (a file
-    with another line break, or a line of bad UTF-8, goes the whole-file way, as there)."""
-    if SCHEMAS[name][1] == "json" or _has_other_breaks_on_disk(spilled.path):
-        yield from _rows(name, spilled.read())
-        return
-    for number, line in enumerate(spilled.lines(), 1):
-        try:
-            text = (line[:-1] if line.endswith(b"\n") else line).decode("utf-8")
-        except UnicodeDecodeError:
-            yield from _rows(name, spilled.read())  # raises, locating the byte in the file
-            return
-        if text.strip():
-            yield number, _json_row(name, number, text)
-
-
-def _has_other_breaks_on_disk(path: str) -> bool:
-    """`has_other_breaks` over a file read in blocks (each block with the two bytes before it,
-    so a three-byte break split between blocks is seen)."""
-    tail = b""
-    with open(path, "rb") as f:
-        while block := f.read(1 << 16):
-            if has_other_breaks(tail + block):
-                return True
-            tail = block[-2:]
-    return False
-
-
-def _json_row(name: str, number: int, line: str) -> Any:
-    """One line of a JSON Lines file, parsed; a located error when it is not JSON."""
-    try:
-        return json.loads(line, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as e:
-        raise ScnDataError(
-            f"{name}:{number}: not valid JSON ({_short(e)})", path=f"{name}:{number}"
-        ) from None
-
-
-def _no_constant(name: str) -> Any:
-    """Refuse NaN and Infinity: Python's JSON reader accepts them, JSON does not."""
-    raise ValueError(f"{name} is not JSON")
-
-
-def _short(e: BaseException) -> str:
-    return str(e)[:200] if not isinstance(e, RecursionError) else "nested too deeply"
-
-
 def check_file(name: str, data: bytes) -> list[Any]:
     """Parse one bundle file and check it against its schema; return its values (one per line
     for JSON Lines, else one).
@@ -533,7 +427,7 @@ def check_file(name: str, data: bytes) -> list[Any]:
     """
     fast = _fast(name)
     values = []
-    for number, value in _rows(name, data):
+    for number, value in rows(name, data, SCHEMAS[name][1] == "json"):
         if not fast(value):
             check_row(name, number, value)
         values.append(value)
@@ -555,22 +449,6 @@ def check_row(name: str, number: int, value: Any) -> None:
         raise ScnDataError(
             f"{where}: {path}: {_message(error)} (bundle schema)", path=f"{where} {path}"
         )
-
-
-def parse_line(name: str, number: int, line: bytes) -> Any:
-    """Parse line `number` of a JSON Lines bundle file, as `check_file` reads it.
-
-    Raises:
-        ScnDataError: the line is not UTF-8 or not valid JSON (file and line).
-    """
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ScnDataError(
-            f"{name}:{number}: not UTF-8 text ({e.reason} at byte {e.start})",
-            path=f"{name}:{number}",
-        ) from None
-    return _json_row(name, number, text)
 
 
 def _message(error: Any) -> str:
@@ -621,7 +499,7 @@ def check_bundle(
             out[name] = check_file(name, files[name])
         else:
             fast = _fast(name)
-            for number, value in _streamed_rows(name, files[name]):
+            for number, value in streamed_rows(name, files[name], SCHEMAS[name][1] == "json"):
                 if not fast(value):
                     check_row(name, number, value)
     for i, law in enumerate(out["scenario.json"][0]["laws"]):
@@ -633,10 +511,12 @@ def check_bundle(
 
 
 __all__ = [
+    "OTHER_BREAKS",
     "SCHEMAS",
     "check_bundle",
     "check_file",
     "check_row",
+    "has_other_breaks",
     "json_path",
     "parse_line",
     "publish",

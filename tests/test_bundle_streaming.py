@@ -100,7 +100,7 @@ LINES = st.lists(
 def test_a_spilled_file_is_checked_as_its_bytes_are(lines: list[bytes]) -> None:
     """A `backend.jsonl` the compiler spilled is checked a line at a time from disk: the same
     rows, or the same located error, as the bytes read whole."""
-    from scn import bundle_schema
+    from scn import bundle_rows
     from scn.bundle_format import LineSpill
     from scn.diagnostics import ScnDataError
 
@@ -111,7 +111,7 @@ def test_a_spilled_file_is_checked_as_its_bytes_are(lines: list[bytes]) -> None:
 
     def rows(source: Any) -> Any:
         try:
-            return list(bundle_schema._streamed_rows("backend.jsonl", source))
+            return list(bundle_rows.streamed_rows("backend.jsonl", source, whole=False))
         except ScnDataError as e:
             return ("error", str(e), e.diagnostics[0].path)
 

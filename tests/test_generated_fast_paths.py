@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_solver import tool_graphs
 
-from scn.bundle_schema import OTHER_BREAKS, has_other_breaks
+from scn.bundle_rows import OTHER_BREAKS, has_other_breaks
 from scn.plugins.planbench import catalog, task_kinds
 from scn.runtime.bundle import LoadedBundle
 from scn.runtime.protocols import installed

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from scn.bundle_schema import check_row, has_other_breaks, parse_line
+from scn.bundle_rows import has_other_breaks, parse_line
+from scn.bundle_schema import check_row
 from scn.diagnostics import ScnDataError
 
 NAME = "tasks.jsonl"
