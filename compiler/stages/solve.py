@@ -46,7 +46,7 @@ class _Solver:
         self.kinds: Mapping[str, Any] = registry.truth_kinds
         self.tools = list(scenario.tools)
         self.by_name = scenario.tool_map()
-        self.records = {r.id: dict(r.values) for r in scenario.records}
+        self.records = scenario.record_values()  # one record decoded per lookup
         self.bans = _ban_blockers(scenario.blockers)
         self.errors = errors
         self.memos: dict[str, dict[object, Any]] = {}
@@ -194,7 +194,7 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
     errors.raise_if_errors(ScnSemanticError)
     if any(t.constraints is not None for t in scenario.tasks):
         kinds = ctx.registry.validator_kinds if ctx.registry is not None else None
-        records = {r.id: dict(r.values) for r in scenario.records}
+        records = scenario.record_values()
         truths = feasible.with_references(scenario, truths, records, errors, kinds)
         errors.raise_if_errors(ScnSemanticError)
     return Solved(scenario, tuple(truths))

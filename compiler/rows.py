@@ -1,0 +1,516 @@
+"""An append-only sequence of compile items (tasks, records) that lives in a file, not in memory.
+
+Why: expand made every task and every record as objects held in tuples until the bundle was
+written: 2.3 KB a task for the length-8 CostBench compile (9,312 tasks and 9,312 records, 22 MB),
+so the compile's peak grew with its task count. A `Rows` store encodes each item as it is
+appended (`Codec.encode`: a tuple of plain fields, written with `marshal`) and keeps only the
+row's end offset (8 bytes) and the hash of its id (8 bytes) in memory; once the encoded rows
+pass `SPILL_BYTES` they go on to a private temporary file (`scn.bundle_format`'s: unnamed on
+Linux, so a killed compile leaves nothing behind) and are read back with `os.pread`, one row for
+an index, a block of rows at a time for iteration. A small compile never makes the file.
+
+Reading decodes a fresh item each time (the items are frozen attrs classes, equal to the ones
+appended). Values that thousands of items share (a task's tool list, its generator, its
+datatype names, its span) are written once into the store's table of shared values and decoded
+as the same object every time (`Codec.shared`), which keeps the rows short and the decoded items
+small; a value used once must not go there (the table is held in memory).
+
+A forked shard inherits the descriptor and reads the same file (`pread` leaves the shared file
+offset alone); pickled (a Ray shard, maybe on another machine), a store travels as its bytes
+and is read from memory on the other side.
+
+The id index (`find`, `__contains__` through `has`) is an open-addressing table of row numbers
+in an `array("q")` keyed by the 64-bit hash of the id, at most half full: with the hashes
+array, 24-40 bytes a row. It is built on first use and kept up to date by `append`; a hash
+match is confirmed by decoding the row, so lookups are exact.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import pickle
+import weakref
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Generic, TypeVar, overload
+
+from scn.bundle_format import SPILL_BYTES, _private_file, _release
+from scn.ir import Pairs
+from scn.scenario import RecordDef, Subtask, TaskConstraint, TaskDef
+
+T = TypeVar("T")
+
+#: Rows read at once while iterating over the part of a store that is on disk.
+BLOCK_BYTES = 1 << 18
+
+_MARSHAL = 0x6D  # b"m": the row is `marshal` of the codec's field tuple
+_PICKLE = 0x70  # b"p": a field marshal cannot write (a plugin's odd `info` value): pickled
+
+
+class Codec(Generic[T]):
+    """How one type of item becomes a tuple of plain fields and back.
+
+    `encode(item, share)` returns a tuple `marshal` can write; `share(value)` stores a
+    hashable value in the store's shared table and returns its number. `decode(fields, shared)`
+    is the inverse, with `shared` the table as a list. `key(item)` is the item's id (the store's
+    index looks rows up by it), `key_of(fields)` the same read from the encoded fields.
+    Subclasses are module-level singletons so that a pickled store names its codec."""
+
+    def encode(self, item: T, share: Callable[[Any], int]) -> tuple[Any, ...]:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def decode(self, fields: tuple[Any, ...], shared: list[Any]) -> T:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def key(self, item: T) -> str:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def key_of(self, fields: tuple[Any, ...]) -> str:
+        return fields[0]
+
+
+class Rows(Sequence[T]):
+    """An append-only, file-backed sequence of `T` (see the module docstring).
+
+    `Sequence` semantics: `len`, indexing (negative too), slices (a lazy `RowSlice`), iteration,
+    `==` against any sequence of equal items. Besides: `append`, `extend`, replacing the last
+    item (`rows[-1] = item`), `find(id)` (the last item with that id, or `None`) and `has(id)`."""
+
+    def __init__(self, codec: Codec[T], items: Iterable[T] = (), spill: int | None = None) -> None:
+        self._codec = codec
+        self._spill = SPILL_BYTES if spill is None else spill
+        self._ends = array("q")  # end offset of each row
+        self._buf = bytearray()  # rows not yet on disk (all of them below the spill size)
+        self._flushed = 0  # bytes on disk: rows [0, k) where ends[k-1] == flushed
+        self._fd: int | None = None
+        self._release: Any = None
+        self._shared: list[Any] = []
+        self._share_ix: dict[Any, int] | None = {}
+        self._hashes: array[int] | None = None  # hash of each row's id, while indexed
+        self._table: array[int] | None = None  # open addressing: row number + 1, 0 empty
+        self.extend(items)
+
+    # ------------------------------------------------------------ writing
+    def _share(self, value: Any) -> int:
+        ix = self._share_ix
+        if ix is None:
+            ix = self._share_ix = {v: i for i, v in enumerate(self._shared)}
+        found = ix.get(value)
+        if found is None:
+            found = ix[value] = len(self._shared)
+            self._shared.append(value)
+        return found
+
+    def _row(self, item: T) -> bytes:
+        fields = self._codec.encode(item, self._share)
+        try:
+            return bytes((_MARSHAL,)) + marshal.dumps(fields)
+        except ValueError:
+            return bytes((_PICKLE,)) + pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def append(self, item: T) -> None:
+        """Add `item` at the end (written to disk once the buffered rows pass the spill size)."""
+        data = self._row(item)
+        self._buf += data
+        self._ends.append(self._flushed + len(self._buf))
+        if self._hashes is not None:
+            self._index_row(len(self._ends) - 1, hash(self._codec.key(item)))
+        if len(self._buf) > self._spill:
+            self._flush()
+
+    def extend(self, items: Iterable[T]) -> None:
+        for item in items:
+            self.append(item)
+
+    def _flush(self) -> None:
+        if self._fd is None:
+            fd, path, keep = _private_file()
+            self._fd = fd
+            self._release = weakref.finalize(self, _forget, fd, keep, path)
+        os.pwrite(self._fd, self._buf, self._flushed)
+        self._flushed += len(self._buf)
+        self._buf = bytearray()
+
+    def __setitem__(self, i: int, item: T) -> None:
+        """Replace the last item (the only one an append-only store can rewrite)."""
+        n = len(self._ends)
+        if i < 0:
+            i += n
+        if i != n - 1 or n == 0:
+            raise IndexError("only the last row of a Rows store can be replaced")
+        start = self._ends[-2] if n > 1 else 0
+        if start >= self._flushed:
+            del self._buf[start - self._flushed :]
+        else:  # the row is on disk (the buffer is empty: rows never straddle the boundary)
+            assert self._fd is not None and not self._buf
+            os.ftruncate(self._fd, start)
+            self._flushed = start
+        self._ends.pop()
+        if self._hashes is not None:
+            h = self._hashes.pop()
+            table = self._table
+            if table is not None:  # the last entry made: no other probe path runs through it
+                mask = len(table) - 1
+                slot = h & mask
+                while table[slot] != n:
+                    slot = (slot + 1) & mask
+                table[slot] = 0
+        self.append(item)
+
+    # ------------------------------------------------------------ reading
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def _bytes(self, start: int, stop: int) -> bytes | bytearray | memoryview:
+        """The encoded bytes [start, stop) (whole rows, on disk or in the buffer)."""
+        if start >= self._flushed:
+            return memoryview(self._buf)[start - self._flushed : stop - self._flushed]
+        assert self._fd is not None
+        if stop <= self._flushed:
+            return _pread(self._fd, stop - start, start)
+        return _pread(self._fd, self._flushed - start, start) + self._buf[: stop - self._flushed]
+
+    def _fields(self, data: bytes | bytearray | memoryview) -> tuple[Any, ...]:
+        if data[0] == _MARSHAL:
+            return marshal.loads(data[1:])
+        return pickle.loads(data[1:])
+
+    def _get(self, i: int) -> T:
+        start = self._ends[i - 1] if i else 0
+        return self._codec.decode(self._fields(self._bytes(start, self._ends[i])), self._shared)
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> RowSlice[T]: ...
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return RowSlice(self, range(len(self))[i])
+        n = len(self._ends)
+        i = i.__index__()
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("Rows index out of range")
+        return self._get(i)
+
+    def __iter__(self) -> Iterator[T]:
+        return self._run(0, len(self))
+
+    def _run(self, first: int, stop: int) -> Iterator[T]:
+        """Items [first, stop), read a block of rows at a time. Rows appended while iterating
+        are not seen past `stop`."""
+        ends, decode, shared, fields = self._ends, self._codec.decode, self._shared, self._fields
+        i = first
+        while i < stop:
+            start = ends[i - 1] if i else 0
+            j = i + 1  # take rows while the block stays under BLOCK_BYTES (at least one)
+            while j < stop and ends[j] - start <= BLOCK_BYTES:
+                j += 1
+            block = self._bytes(start, ends[j - 1])
+            view = memoryview(block)
+            at = start
+            for k in range(i, j):
+                yield decode(fields(view[at - start : ends[k] - start]), shared)
+                at = ends[k]
+            i = j
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"Rows({type(self._codec).__name__}, {len(self)} rows)"
+
+    # ------------------------------------------------------------ the id index
+    def _index_row(self, i: int, h: int) -> None:
+        hashes = self._hashes
+        assert hashes is not None
+        hashes.append(h)
+        table = self._table
+        if table is None or 2 * len(hashes) > len(table):
+            self._table = None  # rebuilt on the next lookup, at twice the size
+            return
+        mask = len(table) - 1
+        slot = h & mask
+        while table[slot]:
+            slot = (slot + 1) & mask
+        table[slot] = i + 1
+
+    def _build(self) -> array[int]:
+        if self._hashes is None:
+            key = self._codec.key_of
+            self._hashes = array("q", (hash(key(self._fields_at(i))) for i in range(len(self))))
+        hashes = self._hashes
+        size = 16
+        while size < 2 * len(hashes) + 2:
+            size *= 2
+        table = array("q", bytes(8 * size))
+        mask = size - 1
+        for i, h in enumerate(hashes):
+            slot = h & mask
+            while table[slot]:
+                slot = (slot + 1) & mask
+            table[slot] = i + 1
+        self._table = table
+        return table
+
+    def _fields_at(self, i: int) -> tuple[Any, ...]:
+        start = self._ends[i - 1] if i else 0
+        return self._fields(self._bytes(start, self._ends[i]))
+
+    def find(self, key: str) -> T | None:
+        """The last item whose id is `key`, or None (a dict built from the items would keep
+        the last one too)."""
+        i = self.position(key)
+        return None if i is None else self._get(i)
+
+    def has(self, key: str) -> bool:
+        """Whether an item with id `key` was appended."""
+        return self.position(key) is not None
+
+    def position(self, key: str) -> int | None:
+        """The index of the last item whose id is `key`, or None."""
+        table = self._table if self._table is not None else self._build()
+        hashes = self._hashes
+        assert hashes is not None
+        h = hash(key)
+        mask = len(table) - 1
+        slot = h & mask
+        best = None
+        key_of = self._codec.key_of
+        while True:
+            row = table[slot]
+            if not row:
+                return best
+            row -= 1
+            if hashes[row] == h and (best is None or row > best):
+                if key_of(self._fields_at(row)) == key:
+                    best = row
+            slot = (slot + 1) & mask
+
+    # ------------------------------------------------------------ sent to another process
+    def __reduce__(self) -> tuple[Any, ...]:
+        data = self._bytes(0, self._ends[-1]) if len(self) else b""
+        state = (type(self), self._codec, bytes(data), self._ends.tobytes(), self._shared)
+        return (_restore, state)
+
+
+def _restore(
+    cls: type[Rows[T]], codec: Codec[T], data: bytes, ends: bytes, shared: list[Any]
+) -> Rows[T]:
+    """A store read from memory (its rows' bytes came with it: no file on this side)."""
+    store = cls(codec, spill=max(SPILL_BYTES, len(data)))
+    store._buf = bytearray(data)
+    store._ends = array("q")
+    store._ends.frombytes(ends)
+    store._shared = list(shared)
+    store._share_ix = None  # rebuilt if something is appended here
+    return store
+
+
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    data = os.pread(fd, size, offset)
+    while len(data) < size:  # a short read (a signal, a huge block): read the rest
+        more = os.pread(fd, size - len(data), offset + len(data))
+        if not more:
+            raise OSError(f"a row store's file ended early at byte {offset + len(data)}")
+        data += more
+    return data
+
+
+def _forget(fd: int, keep: int | None, path: str) -> None:
+    """Close the store's file (and remove it where it has a name)."""
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+    _release(keep, None if keep is not None else path)
+
+
+class RowSlice(Sequence[T]):
+    """A lazy slice of a `Rows` store (`rows[a:b]`): nothing is read until it is indexed or
+    iterated, and a step-1 slice is read a block at a time, as the store is."""
+
+    def __init__(self, rows: Rows[T], span: range) -> None:
+        self._rows = rows
+        self._span = span
+
+    def __len__(self) -> int:
+        return len(self._span)
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> RowSlice[T]: ...
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return RowSlice(self._rows, self._span[i])
+        return self._rows[self._span[i]]
+
+    def __iter__(self) -> Iterator[T]:
+        span = self._span
+        if span.step == 1:
+            return self._rows._run(span.start, span.stop)
+        return (self._rows[i] for i in span)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RowSlice({self._rows!r}, {self._span})"
+
+
+# ------------------------------------------------------------ the compile's two kinds of rows
+def _pairs(value: Any, share: Callable[[Any], int]) -> tuple[Any, ...]:
+    """A `Pairs` (names shared, values as they are packed) or a plain tuple of pairs."""
+    if isinstance(value, Pairs):
+        names, values = value._names, value._values
+        if isinstance(values, array):
+            return (share(names), values.typecode, values.tobytes())
+        return (share(names), None, tuple(values))
+    return (-1, None, tuple(value))
+
+
+def _unpairs(fields: tuple[Any, ...], shared: list[Any]) -> Any:
+    names, code, values = fields
+    if names < 0:
+        return values
+    if code is not None:
+        packed = array(code)
+        packed.frombytes(values)
+        return Pairs(shared[names], packed)
+    return Pairs(shared[names], values)
+
+
+class TaskCodec(Codec[TaskDef]):
+    """`TaskDef` as fields; its generator, goals, split, tool list, truth kind, span and the
+    names of its givens and prices are shared values (thousands of tasks have the same)."""
+
+    def encode(self, t: TaskDef, share: Callable[[Any], int]) -> tuple[Any, ...]:
+        constraints = None
+        if t.constraints is not None:
+            constraints = tuple(
+                (c.name, c.kind, c.dimension, c.scope, c.values, c.message, share(c.span))
+                for c in t.constraints
+            )
+        return (
+            t.id,
+            share(t.generator),
+            t.query,
+            _pairs(t.given, share),
+            share(t.goals),
+            None if t.record == t.id else t.record,
+            share(t.split),
+            share(t.tools),
+            tuple(
+                (s.id, s.tool, s.output, s.depends_on, s.entity, s.args, s.value)
+                for s in t.subtasks
+            ),
+            _pairs(t.costs, share),
+            t.info,
+            share(t.truth),
+            share(t.span),
+            constraints,
+            t.entities,
+            t.values,
+        )
+
+    def decode(self, f: tuple[Any, ...], shared: list[Any]) -> TaskDef:
+        constraints = f[13]
+        if constraints is not None:
+            constraints = tuple(
+                TaskConstraint(n, k, d, sc, v, msg, shared[span])
+                for n, k, d, sc, v, msg, span in constraints
+            )
+        return TaskDef(
+            f[0],
+            shared[f[1]],
+            f[2],
+            _unpairs(f[3], shared),
+            shared[f[4]],
+            f[0] if f[5] is None else f[5],
+            shared[f[6]],
+            shared[f[7]],
+            tuple(Subtask(*s) for s in f[8]),
+            _unpairs(f[9], shared),
+            f[10],
+            shared[f[11]],
+            shared[f[12]],
+            constraints,
+            f[14],
+            f[15],
+        )
+
+    def key(self, item: TaskDef) -> str:
+        return item.id
+
+
+class RecordCodec(Codec[RecordDef]):
+    """`RecordDef` as (id, its values as `_pairs`)."""
+
+    def encode(self, r: RecordDef, share: Callable[[Any], int]) -> tuple[Any, ...]:
+        return (r.id, _pairs(r.values, share))
+
+    def decode(self, f: tuple[Any, ...], shared: list[Any]) -> RecordDef:
+        return RecordDef(f[0], _unpairs(f[1], shared))
+
+    def key(self, item: RecordDef) -> str:
+        return item.id
+
+
+TASKS = TaskCodec()
+RECORDS = RecordCodec()
+
+
+class RecordValues(Mapping[str, dict[str, str]]):
+    """A records store read as {record id: {datatype: value}} (what solve and the feasibility
+    check look values up in), one record decoded per lookup instead of a dict of them all."""
+
+    def __init__(self, records: Rows[RecordDef]) -> None:
+        self._records = records
+
+    def __getitem__(self, key: str) -> dict[str, str]:
+        found = self._records.find(key)
+        if found is None:
+            raise KeyError(key)
+        return dict(found.values)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self._records.find(key)
+        return default if found is None else dict(found.values)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._records.has(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(r.id for r in self._records))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class RecordRows(Rows[RecordDef]):
+    """A store of records, which can be read by id (`values_by_id`)."""
+
+    def values_by_id(self) -> RecordValues:
+        """{record id: {datatype: value}}, one record decoded per lookup."""
+        return RecordValues(self)
+
+
+def task_rows(items: Iterable[TaskDef] = ()) -> Rows[TaskDef]:
+    """A new store of tasks."""
+    return Rows(TASKS, items)
+
+
+def record_rows(items: Iterable[RecordDef] = ()) -> RecordRows:
+    """A new store of records."""
+    return RecordRows(RECORDS, items)
