@@ -43,9 +43,12 @@ T = TypeVar("T")
 
 #: Rows read at once while iterating over the part of a store that is on disk.
 BLOCK_BYTES = 1 << 18
+#: Items read by index that a store keeps decoded (then it starts again): a bound, not a size.
+RECENT_ITEMS = 512
 
-_MARSHAL = 0x6D  # b"m": the row is `marshal` of the codec's field tuple
-_PICKLE = 0x70  # b"p": a field marshal cannot write (a plugin's odd `info` value): pickled
+#: The first byte of a pickled row (pickle's PROTO opcode); a marshalled tuple starts with
+#: 0x28/0x29 ("(" / ")"), with or without marshal's reference flag (0x80).
+_PICKLED = 0x80
 
 
 class Codec(Generic[T]):
@@ -53,8 +56,8 @@ class Codec(Generic[T]):
 
     `encode(item, share)` returns a tuple `marshal` can write; `share(value)` stores a
     hashable value in the store's shared table and returns its number. `decode(fields, shared)`
-    is the inverse, with `shared` the table as a list. `key(item)` is the item's id (the store's
-    index looks rows up by it), `key_of(fields)` the same read from the encoded fields.
+    is the inverse, with `shared` the table as a list. `key(item)` is the item's id (the store
+    writes it ahead of the fields, and its index looks rows up by it).
     Subclasses are module-level singletons so that a pickled store names its codec."""
 
     def encode(self, item: T, share: Callable[[Any], int]) -> tuple[Any, ...]:
@@ -65,9 +68,6 @@ class Codec(Generic[T]):
 
     def key(self, item: T) -> str:
         raise NotImplementedError  # pragma: no cover - abstract
-
-    def key_of(self, fields: tuple[Any, ...]) -> str:
-        return fields[0]
 
 
 class Rows(Sequence[T]):
@@ -87,12 +87,21 @@ class Rows(Sequence[T]):
         self._release: Any = None
         self._shared: list[Any] = []
         self._share_ix: dict[Any, int] | None = {}
+        self._share_id: dict[int, int] = {}
         self._hashes: array[int] | None = None  # hash of each row's id, while indexed
         self._table: array[int] | None = None  # open addressing: row number + 1, 0 empty
+        #: Items read by index lately (a shared backend's few records are read for every task).
+        self._recent: dict[int, T] = {}
         self.extend(items)
 
     # ------------------------------------------------------------ writing
     def _share(self, value: Any) -> int:
+        # The objects in the table are found by identity first (a task block's span, a tool
+        # list: hashing them for every task is most of the cost); they are held by the table,
+        # so their ids stay theirs.
+        found = self._share_id.get(id(value))
+        if found is not None and self._shared[found] is value:
+            return found
         ix = self._share_ix
         if ix is None:
             ix = self._share_ix = {v: i for i, v in enumerate(self._shared)}
@@ -100,14 +109,18 @@ class Rows(Sequence[T]):
         if found is None:
             found = ix[value] = len(self._shared)
             self._shared.append(value)
+            self._share_id[id(value)] = found
         return found
 
     def _row(self, item: T) -> bytes:
+        """`marshal` of the codec's fields; `pickle` when marshal cannot write one (told
+        apart by the first byte: a pickle starts with its PROTO opcode, 0x80, which no
+        marshalled tuple does)."""
         fields = self._codec.encode(item, self._share)
         try:
-            return bytes((_MARSHAL,)) + marshal.dumps(fields)
+            return marshal.dumps(fields)
         except ValueError:
-            return bytes((_PICKLE,)) + pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
+            return pickle.dumps(fields, pickle.HIGHEST_PROTOCOL)
 
     def append(self, item: T) -> None:
         """Add `item` at the end (written to disk once the buffered rows pass the spill size)."""
@@ -147,6 +160,7 @@ class Rows(Sequence[T]):
             os.ftruncate(self._fd, start)
             self._flushed = start
         self._ends.pop()
+        self._recent.pop(n - 1, None)
         if self._hashes is not None:
             h = self._hashes.pop()
             table = self._table
@@ -165,20 +179,28 @@ class Rows(Sequence[T]):
     def _bytes(self, start: int, stop: int) -> bytes | bytearray | memoryview:
         """The encoded bytes [start, stop) (whole rows, on disk or in the buffer)."""
         if start >= self._flushed:
-            return memoryview(self._buf)[start - self._flushed : stop - self._flushed]
+            return self._buf[start - self._flushed : stop - self._flushed]  # a copy: appends go on
         assert self._fd is not None
         if stop <= self._flushed:
             return _pread(self._fd, stop - start, start)
         return _pread(self._fd, self._flushed - start, start) + self._buf[: stop - self._flushed]
 
-    def _fields(self, data: bytes | bytearray | memoryview) -> tuple[Any, ...]:
-        if data[0] == _MARSHAL:
-            return marshal.loads(data[1:])
-        return pickle.loads(data[1:])
+    @staticmethod
+    def _fields(data: bytes | bytearray | memoryview) -> tuple[Any, ...]:
+        if data[0] != _PICKLED:
+            return marshal.loads(data)
+        return pickle.loads(data)
 
     def _get(self, i: int) -> T:
-        start = self._ends[i - 1] if i else 0
-        return self._codec.decode(self._fields(self._bytes(start, self._ends[i])), self._shared)
+        found = self._recent.get(i)
+        if found is None:
+            start = self._ends[i - 1] if i else 0
+            data = self._bytes(start, self._ends[i])
+            found = self._codec.decode(self._fields(data), self._shared)
+            if len(self._recent) >= RECENT_ITEMS:
+                self._recent.clear()
+            self._recent[i] = found
+        return found
 
     @overload
     def __getitem__(self, i: int) -> T: ...
@@ -243,8 +265,8 @@ class Rows(Sequence[T]):
 
     def _build(self) -> array[int]:
         if self._hashes is None:
-            key = self._codec.key_of
-            self._hashes = array("q", (hash(key(self._fields_at(i))) for i in range(len(self))))
+            key = self._codec.key
+            self._hashes = array("q", (hash(key(item)) for item in self))
         hashes = self._hashes
         size = 16
         while size < 2 * len(hashes) + 2:
@@ -259,10 +281,6 @@ class Rows(Sequence[T]):
         self._table = table
         return table
 
-    def _fields_at(self, i: int) -> tuple[Any, ...]:
-        start = self._ends[i - 1] if i else 0
-        return self._fields(self._bytes(start, self._ends[i]))
-
     def find(self, key: str) -> T | None:
         """The last item whose id is `key`, or None (a dict built from the items would keep
         the last one too)."""
@@ -274,7 +292,8 @@ class Rows(Sequence[T]):
         return self.position(key) is not None
 
     def position(self, key: str) -> int | None:
-        """The index of the last item whose id is `key`, or None."""
+        """The index of the last item whose id is `key`, or None. A hash match is confirmed
+        on the decoded item (kept in `_recent`, so `find` does not decode it twice)."""
         table = self._table if self._table is not None else self._build()
         hashes = self._hashes
         assert hashes is not None
@@ -282,14 +301,14 @@ class Rows(Sequence[T]):
         mask = len(table) - 1
         slot = h & mask
         best = None
-        key_of = self._codec.key_of
+        key_of = self._codec.key
         while True:
             row = table[slot]
             if not row:
                 return best
             row -= 1
             if hashes[row] == h and (best is None or row > best):
-                if key_of(self._fields_at(row)) == key:
+                if key_of(self._get(row)) == key:
                     best = row
             slot = (slot + 1) & mask
 
@@ -382,7 +401,7 @@ def _pairs(value: Any, share: Callable[[Any], int]) -> tuple[Any, ...]:
 
 def _unpairs(fields: tuple[Any, ...], shared: list[Any]) -> Any:
     names, code, values = fields
-    if names < 0:
+    if names < 0:  # a plain tuple (often empty)
         return values
     if code is not None:
         packed = array(code)
@@ -440,7 +459,7 @@ class TaskCodec(Codec[TaskDef]):
             f[0] if f[5] is None else f[5],
             shared[f[6]],
             shared[f[7]],
-            tuple(Subtask(*s) for s in f[8]),
+            tuple([Subtask(*s) for s in f[8]]) if f[8] else (),
             _unpairs(f[9], shared),
             f[10],
             shared[f[11]],
@@ -477,16 +496,27 @@ class RecordValues(Mapping[str, dict[str, str]]):
 
     def __init__(self, records: Rows[RecordDef]) -> None:
         self._records = records
+        self._recent: dict[str, dict[str, str] | None] = {}  # read lately (None: no such id)
+
+    def _values(self, key: str) -> dict[str, str] | None:
+        if key in self._recent:
+            return self._recent[key]
+        found = self._records.find(key)
+        values = None if found is None else dict(found.values)
+        if len(self._recent) >= RECENT_ITEMS:
+            self._recent.clear()
+        self._recent[key] = values
+        return values
 
     def __getitem__(self, key: str) -> dict[str, str]:
-        found = self._records.find(key)
-        if found is None:
+        values = self._values(key)
+        if values is None:
             raise KeyError(key)
-        return dict(found.values)
+        return values
 
     def get(self, key: str, default: Any = None) -> Any:
-        found = self._records.find(key)
-        return default if found is None else dict(found.values)
+        values = self._values(key)
+        return default if values is None else values
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._records.has(key)

@@ -199,7 +199,7 @@ def test_rows_that_marshal_cannot_write_are_pickled() -> None:
         "t", "g", "q", (), ("G",), "t", info=(("when", frozenset({Span("a", 1, 1, 1, 1)})),)
     )
     store = task_rows([odd])
-    assert store[0] == odd and store._bytes(0, store._ends[0])[0] == rows._PICKLE
+    assert store[0] == odd and store._bytes(0, store._ends[0])[0] == rows._PICKLED
 
 
 def test_shared_values_are_one_object_across_reads() -> None:
