@@ -35,7 +35,8 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
-from scn.bundle_format import SPILL_BYTES, _private_file, _release
+from scn import bundle_format
+from scn.bundle_format import SPILL_BYTES, _release
 from scn.ir import Pairs
 from scn.scenario import RecordDef, Subtask, TaskConstraint, TaskDef
 
@@ -340,6 +341,15 @@ def _pread(fd: int, size: int, offset: int) -> bytes:
             raise OSError(f"a row store's file ended early at byte {offset + len(data)}")
         data += more
     return data
+
+
+def _private_file() -> tuple[int, str, int | None]:
+    """`scn.bundle_format`'s private temporary file (public as `private_file` on newer
+    branches, `_private_file` before): unnamed on Linux, removed when released."""
+    make = getattr(bundle_format, "private_file", None)
+    if make is not None:
+        return make(".rows")  # type: ignore[no-any-return]
+    return bundle_format._private_file()  # type: ignore[attr-defined, no-any-return]
 
 
 def _forget(fd: int, keep: int | None, path: str) -> None:
