@@ -113,24 +113,23 @@ class Rows(Sequence[T]):
             self._share_id[id(value)] = found
         return found
 
-    def _row(self, item: T) -> bytes:
-        """`marshal` of the codec's fields; `pickle` when marshal cannot write one (told
-        apart by the first byte: a pickle starts with its PROTO opcode, 0x80, which no
-        marshalled tuple does)."""
+    def append(self, item: T) -> None:
+        """Add `item` at the end (written to disk once the buffered rows pass the spill size).
+
+        A row is `marshal` of the codec's fields, or their pickle when marshal cannot write one
+        (a plugin's odd `info` value), told apart by the first byte: a pickle starts with its
+        PROTO opcode, 0x80, which no marshalled tuple does."""
         fields = self._codec.encode(item, self._share)
         try:
-            return marshal.dumps(fields)
+            data = marshal.dumps(fields)
         except ValueError:
-            return pickle.dumps(fields, pickle.HIGHEST_PROTOCOL)
-
-    def append(self, item: T) -> None:
-        """Add `item` at the end (written to disk once the buffered rows pass the spill size)."""
-        data = self._row(item)
-        self._buf += data
-        self._ends.append(self._flushed + len(self._buf))
+            data = pickle.dumps(fields, pickle.HIGHEST_PROTOCOL)
+        buf = self._buf
+        buf += data
+        self._ends.append(self._flushed + len(buf))
         if self._hashes is not None:
             self._index_row(len(self._ends) - 1, hash(self._codec.key(item)))
-        if len(self._buf) > self._spill:
+        if len(buf) > self._spill:
             self._flush()
 
     def extend(self, items: Iterable[T]) -> None:
@@ -290,6 +289,9 @@ class Rows(Sequence[T]):
 
     def has(self, key: str) -> bool:
         """Whether an item with id `key` was appended."""
+        table = self._table if self._table is not None else self._build()
+        if not table[hash(key) & (len(table) - 1)]:  # the usual answer for a new id
+            return False
         return self.position(key) is not None
 
     def position(self, key: str) -> int | None:
