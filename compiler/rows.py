@@ -36,14 +36,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
 from scn import bundle_format
-from scn.bundle_format import SPILL_BYTES, _release
+from scn.bundle_format import _release
 from scn.ir import Pairs
 from scn.scenario import RecordDef, Subtask, TaskConstraint, TaskDef
 
 T = TypeVar("T")
 
+#: Encoded rows kept in memory before they go to the file (and again each time they pass it):
+#: small enough that the buffer's regrowth copies little, large enough for few writes.
+SPILL_BYTES = 1 << 18
 #: Rows read at once while iterating over the part of a store that is on disk.
 BLOCK_BYTES = 1 << 18
+#: A row read by index brings the rows after it up to this many bytes (kept until the next
+#: read outside them): tasks and their records are mostly read in order.
+READ_AHEAD = 1 << 16
 #: Items read by index that a store keeps decoded (then it starts again): a bound, not a size.
 RECENT_ITEMS = 512
 
@@ -89,7 +95,10 @@ class Rows(Sequence[T]):
         self._shared: list[Any] = []
         self._share_ix: dict[Any, int] | None = {}
         self._share_id: dict[int, int] = {}
-        self._hashes: array[int] | None = None  # hash of each row's id, while indexed
+        #: The hash of each row's id (None in a copy from another process, whose hashes differ,
+        #: until a lookup needs them).
+        self._hashes: array[int] | None = array("q")
+        self._block: tuple[int, bytes] = (0, b"")  # (offset, bytes) read ahead from the file
         self._table: array[int] | None = None  # open addressing: row number + 1, 0 empty
         #: Items read by index lately (a shared backend's few records are read for every task).
         self._recent: dict[int, T] = {}
@@ -128,7 +137,9 @@ class Rows(Sequence[T]):
         buf += data
         self._ends.append(self._flushed + len(buf))
         if self._hashes is not None:
-            self._index_row(len(self._ends) - 1, hash(self._codec.key(item)))
+            self._hashes.append(hash(self._codec.key(item)))
+            if self._table is not None:
+                self._index_row(len(self._ends) - 1)
         if len(buf) > self._spill:
             self._flush()
 
@@ -159,6 +170,7 @@ class Rows(Sequence[T]):
             assert self._fd is not None and not self._buf
             os.ftruncate(self._fd, start)
             self._flushed = start
+            self._block = (0, b"")
         self._ends.pop()
         self._recent.pop(n - 1, None)
         if self._hashes is not None:
@@ -182,7 +194,14 @@ class Rows(Sequence[T]):
             return self._buf[start - self._flushed : stop - self._flushed]  # a copy: appends go on
         assert self._fd is not None
         if stop <= self._flushed:
-            return _pread(self._fd, stop - start, start)
+            at, block = self._block
+            if at <= start and stop <= at + len(block):
+                return block[start - at : stop - at]
+            if stop - start > READ_AHEAD // 4:
+                return _pread(self._fd, stop - start, start)
+            block = _pread(self._fd, min(READ_AHEAD, self._flushed - start), start)
+            self._block = (start, block)
+            return block[: stop - start]
         return _pread(self._fd, self._flushed - start, start) + self._buf[: stop - self._flushed]
 
     @staticmethod
@@ -249,16 +268,16 @@ class Rows(Sequence[T]):
         return f"Rows({type(self._codec).__name__}, {len(self)} rows)"
 
     # ------------------------------------------------------------ the id index
-    def _index_row(self, i: int, h: int) -> None:
-        hashes = self._hashes
-        assert hashes is not None
-        hashes.append(h)
-        table = self._table
-        if table is None or 2 * len(hashes) > len(table):
-            self._table = None  # rebuilt on the next lookup, at twice the size
+    def _index_row(self, i: int) -> None:
+        """Put row `i` (its hash already in `_hashes`) into the table, or drop the table to be
+        rebuilt twice as large when it would be more than half full."""
+        hashes, table = self._hashes, self._table
+        assert hashes is not None and table is not None
+        if 2 * len(hashes) > len(table):
+            self._table = None
             return
         mask = len(table) - 1
-        slot = h & mask
+        slot = hashes[i] & mask
         while table[slot]:
             slot = (slot + 1) & mask
         table[slot] = i + 1
@@ -332,6 +351,7 @@ def _restore(
     store._ends.frombytes(ends)
     store._shared = list(shared)
     store._share_ix = None  # rebuilt if something is appended here
+    store._hashes = None  # this process hashes strings its own way: rebuilt on a lookup
     return store
 
 
