@@ -76,6 +76,11 @@ class Codec(Generic[T]):
     def key(self, item: T) -> str:
         raise NotImplementedError  # pragma: no cover - abstract
 
+    def getter(self, name: str) -> Callable[[tuple[Any, ...], list[Any]], Any] | None:
+        """A function reading field `name` of an item from its encoded fields, or None when
+        only decoding the item gives it."""
+        return None
+
 
 class Rows(Sequence[T]):
     """An append-only, file-backed sequence of `T` (see the module docstring).
@@ -239,10 +244,20 @@ class Rows(Sequence[T]):
     def __iter__(self) -> Iterator[T]:
         return self._run(0, len(self))
 
-    def _run(self, first: int, stop: int) -> Iterator[T]:
-        """Items [first, stop), read a block of rows at a time. Rows appended while iterating
-        are not seen past `stop`."""
-        ends, decode, shared, fields = self._ends, self._codec.decode, self._shared, self._fields
+    def column(self, name: str) -> Iterator[Any]:
+        """Every item's field `name`, in order, without building the items when the codec can
+        read the field from the row alone (`Codec.getter`): a pass that needs one field (a
+        split, whether a task has constraints) costs a third of one that decodes every task."""
+        pick = self._codec.getter(name)
+        if pick is None:
+            return (getattr(item, name) for item in self)
+        return self._run(0, len(self), pick)
+
+    def _run(self, first: int, stop: int, pick: Any = None) -> Iterator[Any]:
+        """Items [first, stop) (or `pick(fields, shared)` of each), read a block of rows at a
+        time. Rows appended while iterating are not seen past `stop`."""
+        ends, shared, fields = self._ends, self._shared, self._fields
+        decode = self._codec.decode if pick is None else pick
         i = first
         while i < stop:
             start = ends[i - 1] if i else 0
@@ -504,6 +519,24 @@ class TaskCodec(Codec[TaskDef]):
     def key(self, item: TaskDef) -> str:
         return item.id
 
+    def getter(self, name: str) -> Callable[[tuple[Any, ...], list[Any]], Any] | None:
+        if name in _TASK_PLAIN:
+            i = _TASK_PLAIN[name]
+            return lambda f, shared: f[i]
+        if name in _TASK_SHARED:
+            i = _TASK_SHARED[name]
+            return lambda f, shared: shared[f[i]]
+        if name == "record":
+            return lambda f, shared: f[0] if f[5] is None else f[5]
+        if name == "constraints":
+            return lambda f, shared: None if f[13] is None else self.decode(f, shared).constraints
+        return None
+
+
+#: `TaskCodec`'s fields read as they are, and those written to the shared table, by position.
+_TASK_PLAIN = {"id": 0, "query": 2, "info": 10, "entities": 14, "values": 15}
+_TASK_SHARED = {"generator": 1, "goals": 4, "split": 6, "tools": 7, "truth": 11, "span": 12}
+
 
 class RecordCodec(Codec[RecordDef]):
     """`RecordDef` as (id, its values as `_pairs`)."""
@@ -566,6 +599,14 @@ class RecordRows(Rows[RecordDef]):
     def values_by_id(self) -> RecordValues:
         """{record id: {datatype: value}}, one record decoded per lookup."""
         return RecordValues(self)
+
+
+def column(items: Sequence[Any], name: str) -> Iterator[Any]:
+    """Each item's field `name`: read from the rows of a `Rows` store (`Rows.column`), else
+    taken from each item (a tuple of tasks built by hand)."""
+    if isinstance(items, Rows):
+        return items.column(name)
+    return (getattr(item, name) for item in items)
 
 
 def task_rows(items: Iterable[TaskDef] = ()) -> Rows[TaskDef]:

@@ -15,6 +15,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -124,6 +125,10 @@ def test_a_task_store_reads_as_the_tuple_it_replaces(
     if expected:
         i = data.draw(st.integers(-len(expected), len(expected) - 1))
         _same(store[i], expected[i])
+    for field in attrs.fields(TaskDef):  # a field read from the rows, or from decoded items
+        got = list(store.column(field.name))
+        assert got == [getattr(t, field.name) for t in expected]
+        assert list(rows.column(expected, field.name)) == got
     with pytest.raises(IndexError):
         store[len(expected)]
     with pytest.raises(IndexError):
