@@ -256,7 +256,7 @@ class Rows(Sequence[T]):
     def _run(self, first: int, stop: int, pick: Any = None) -> Iterator[Any]:
         """Items [first, stop) (or `pick(fields, shared)` of each), read a block of rows at a
         time. Rows appended while iterating are not seen past `stop`."""
-        ends, shared, fields = self._ends, self._shared, self._fields
+        ends, shared, fields, loads = self._ends, self._shared, self._fields, marshal.loads
         decode = self._codec.decode if pick is None else pick
         i = first
         while i < stop:
@@ -266,10 +266,11 @@ class Rows(Sequence[T]):
                 j += 1
             block = self._bytes(start, ends[j - 1])
             view = memoryview(block)
-            at = start
-            for k in range(i, j):
-                yield decode(fields(view[at - start : ends[k] - start]), shared)
-                at = ends[k]
+            at = 0
+            for end in ends[i:j]:
+                row = view[at : end - start]
+                at = end - start
+                yield decode(loads(row) if row[0] != _PICKLED else fields(row), shared)
             i = j
 
     def __eq__(self, other: object) -> bool:
