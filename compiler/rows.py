@@ -5,21 +5,24 @@ written: 2.3 KB a task for the length-8 CostBench compile (9,312 tasks and 9,312
 so the compile's peak grew with its task count. A `Rows` store encodes each item as it is
 appended (`Codec.encode`: a tuple of plain fields, written with `marshal`) and keeps only the
 row's end offset (8 bytes) and the hash of its id (8 bytes) in memory; once the encoded rows
-pass `SPILL_BYTES` they go on to a private temporary file (`scn.bundle_format`'s: unnamed on
-Linux, so a killed compile leaves nothing behind) and are read back with `os.pread`, one row for
-an index, a block of rows at a time for iteration. A small compile never makes the file.
+pass `SPILL_BYTES` (256 KiB) they go on to a private temporary file (`scn.bundle_format`'s:
+unnamed on Linux, so a killed compile leaves nothing behind) and are read back with
+`os.pread`, a block of rows at a time for iteration, a row and the 64 KiB after it for an
+index. A small compile never makes the file.
 
 Reading decodes a fresh item each time (the items are frozen attrs classes, equal to the ones
 appended). Values that thousands of items share (a task's tool list, its generator, its
 datatype names, its span) are written once into the store's table of shared values and decoded
-as the same object every time (`Codec.shared`), which keeps the rows short and the decoded items
-small; a value used once must not go there (the table is held in memory).
+as the same object every time (the `share` function a codec's `encode` gets), which keeps the
+rows short and the decoded items small; a value used once must not go there (the table is held
+in memory). A pass that needs one field reads it from the rows without building the items
+(`Rows.column`, `column`).
 
 A forked shard inherits the descriptor and reads the same file (`pread` leaves the shared file
 offset alone); pickled (a Ray shard, maybe on another machine), a store travels as its bytes
 and is read from memory on the other side.
 
-The id index (`find`, `__contains__` through `has`) is an open-addressing table of row numbers
+The id index (`find`, `has`, `position`) is an open-addressing table of row numbers
 in an `array("q")` keyed by the 64-bit hash of the id, at most half full: with the hashes
 array, 24-40 bytes a row. It is built on first use and kept up to date by `append`; a hash
 match is confirmed by decoding the row, so lookups are exact.
