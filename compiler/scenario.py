@@ -246,7 +246,7 @@ class Scenario:
     laws: tuple[LawDef, ...]
     blockers: tuple[BlockerDef, ...]
     constraints: tuple[ConstraintDef, ...]
-    #: Sequences (`scn.rows.Rows` after expand: on disk past a megabyte, each item decoded
+    #: Sequences (`scn.rows.Rows` after expand: on disk past 256 KiB, each item decoded
     #: when it is read; a tuple when built by hand).
     records: Sequence[RecordDef]
     tasks: Sequence[TaskDef]

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scn import rows
+from scn import row_store, rows
 from scn.api import compile_source, load_registry, resolve_target
 from scn.context import CompileContext
 from scn.ir import Pairs
@@ -204,7 +204,7 @@ def test_rows_that_marshal_cannot_write_are_pickled() -> None:
         "t", "g", "q", (), ("G",), "t", info=(("when", frozenset({Span("a", 1, 1, 1, 1)})),)
     )
     store = task_rows([odd])
-    assert store[0] == odd and store._bytes(0, store._ends[0])[0] == rows._PICKLED
+    assert store[0] == odd and store._bytes(0, store._ends[0])[0] == row_store._PICKLED
 
 
 def test_shared_values_are_one_object_across_reads() -> None:
@@ -270,7 +270,7 @@ def test_a_compile_with_its_rows_on_disk_writes_the_committed_bundle(
     monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     """Every row spilled (a spill size of 0), serially and in forked shards: byte-identical."""
-    monkeypatch.setattr(rows, "SPILL_BYTES", 0)
+    monkeypatch.setattr(row_store, "SPILL_BYTES", 0)
     monkeypatch.setattr(shards, "MIN_SHARDED", 1)
     entry = next(
         e

@@ -73,7 +73,7 @@ class TaskBuilder:
         self.formats = formats
         self.seeds = seeds
         self.enum_members = dict(enum_members)
-        #: Both on disk past a megabyte (`scn.rows`): their per-task memory is an offset and
+        #: Both on disk past 256 KiB (`scn.rows`): their per-task memory is an offset and
         #: an id hash, not the objects.
         self.records: Rows[RecordDef] = record_rows()
         self.tasks: Rows[TaskDef] = task_rows()
