@@ -9,7 +9,9 @@ of this script is counted. The task count is set with `--set sample=N` (the firs
 combinations of each subtask; 0 is all 9,312 tasks). The sides alternate per row and round;
 the CPU column is the compile's user + system time (median over `--rounds`). Target
 (issue 20): about 100 MiB for the full compile (1.5x CostBench's per-query process, 69 MiB), and
-growth sublinear in the number of tasks. Output goes to a temporary folder, removed after.
+growth sublinear in the number of tasks: the last lines give each side's peak growth per task
+(KB), over the whole range and over its upper part. Output goes to a temporary folder, removed
+after.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = (25, 100, 400, 0)
+SAMPLES = (25, 100, 200, 400, 0)
 
 _PARENT = (
     "import json, resource, subprocess, sys\n"
@@ -73,6 +75,7 @@ def main() -> None:
     heads = [f"{side} peak MiB | {side} CPU s" for side, _ in sides]
     print("| sample | tasks | " + " | ".join(heads) + " |")
     print("|---|---|" + "---|---|" * len(sides))
+    seen: dict[str, list[tuple[int, float]]] = {side: [] for side, _ in sides}
     for row, sample in enumerate(args.samples):
         peaks: dict[str, list[float]] = {side: [] for side, _ in sides}
         cpus: dict[str, list[float]] = {side: [] for side, _ in sides}
@@ -94,7 +97,28 @@ def main() -> None:
                 cells.append(f"failed: {errors[side]} | -")
             else:
                 cells.append(f"{max(peaks[side]):.0f} | {statistics.median(cpus[side]):.2f}")
+                if tasks:
+                    seen[side].append((tasks, max(peaks[side])))
         print(f"| {sample or 'all'} | {tasks} | " + " | ".join(cells) + " |", flush=True)
+    for side, _ in sides:
+        print(f"{side}: {marginal(seen[side])}")
+
+
+def marginal(points: list[tuple[int, float]]) -> str:
+    """The peak's growth per task: over the whole range (fewest to most tasks) and over the
+    upper half (the two largest counts); sublinear growth shows as a falling or flat figure."""
+    points = sorted(points)
+    if len(points) < 2:
+        return "too few rows for a marginal figure"
+
+    def per_task(a: tuple[int, float], b: tuple[int, float]) -> float:
+        return (b[1] - a[1]) * 1024 / (b[0] - a[0]) if b[0] != a[0] else 0.0
+
+    whole, upper = per_task(points[0], points[-1]), per_task(points[-2], points[-1])
+    return (
+        f"{whole:+.2f} KB a task from {points[0][0]:,} to {points[-1][0]:,} tasks, "
+        f"{upper:+.2f} KB a task from {points[-2][0]:,} to {points[-1][0]:,}"
+    )
 
 
 if __name__ == "__main__":

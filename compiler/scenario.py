@@ -8,7 +8,7 @@ with `scn compile --emit scenario`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from attrs import field, frozen
@@ -246,8 +246,10 @@ class Scenario:
     laws: tuple[LawDef, ...]
     blockers: tuple[BlockerDef, ...]
     constraints: tuple[ConstraintDef, ...]
-    records: tuple[RecordDef, ...]
-    tasks: tuple[TaskDef, ...]
+    #: Sequences (`scn.rows.Rows` after expand: on disk past 256 KiB, each item decoded
+    #: when it is read; a tuple when built by hand).
+    records: Sequence[RecordDef]
+    tasks: Sequence[TaskDef]
     #: The `harness` statement: key (metrics, protocol, success) -> the plugin names it lists.
     harness: tuple[tuple[str, tuple[str, ...]], ...] = ()
     sources: tuple[tuple[str, str], ...] = ()
@@ -255,6 +257,15 @@ class Scenario:
     def tool_map(self) -> dict[str, ToolDef]:
         """Return tools by name."""
         return {t.name: t for t in self.tools}
+
+    def record_values(self) -> Mapping[str, dict[str, str]]:
+        """{record id: {datatype: value}}: looked up in the records' store when it can
+        (`scn.rows.RecordRows.values_by_id`, one record decoded per lookup), else a dict of
+        them all (the last record of an id wins either way)."""
+        by_id = getattr(self.records, "values_by_id", None)
+        if by_id is not None:
+            return by_id()  # type: ignore[no-any-return]
+        return {r.id: dict(r.values) for r in self.records}
 
 
 @frozen

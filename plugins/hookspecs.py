@@ -479,7 +479,10 @@ def scn_register_emitters(register: RegisterEmitter) -> None:
     - ``name``: identifies the emitter in error messages and ``scn plugins``.
     - ``emit``: ``emit(solved) -> Mapping[str, bytes]``, called by the emit stage with the solved
       scenario (``scn.scenario.Solved``: ``solved.scenario`` and ``solved.truths``); maps a
-      relative file path inside the bundle to that file's content. The files are written into
+      relative file path inside the bundle to that file's content. ``solved.scenario.tasks``
+      and ``.records`` are sequences of ``TaskDef`` and ``RecordDef`` (``scn.rows``: past a
+      size, read from a file, each item decoded when it is read): iterate them, index them,
+      but do not copy them all into a list or dict (that is the memory they save). The files are written into
       the bundle and listed in its manifest with their SHA-256; a path the compiler writes
       itself (or ``manifest.json``) is an error. It must not write files itself and must be
       deterministic.

@@ -25,6 +25,7 @@ from scn.context import CompileContext
 from scn.diagnostics import Diagnostic, ScnEmitError, ScnError, ScnPluginError
 from scn.emit.stubs import emit_stubs
 from scn.ir import Solved
+from scn.rows import column
 from scn.scenario import DatatypeDef, Scenario, ToolDef
 from scn.stages import shards
 from scn.stages.emit_tasks import task_lines
@@ -317,7 +318,7 @@ def emit(solved: Solved, ctx: CompileContext) -> Bundle:
         "tools": len(scenario.tools),
         "tools_by_kind": _count(t.kind for t in scenario.tools),
         "tasks": len(scenario.tasks),
-        "tasks_by_split": _count(t.split or "-" for t in scenario.tasks),
+        "tasks_by_split": _count(split or "-" for split in column(scenario.tasks, "split")),
         "records": len(scenario.records),
         "blockers": len(scenario.blockers),
         "constraints": len(scenario.constraints),

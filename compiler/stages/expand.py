@@ -649,8 +649,8 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
         laws=tuple(laws),
         blockers=tuple(blockers),
         constraints=tuple(constraints),
-        records=tuple(tasks.records),
-        tasks=tuple(tasks.tasks),
+        records=tasks.records,
+        tasks=tasks.tasks,
         harness=tuple(sorted(state.harness.items())),
         sources=source_digests(program, ctx),
     )

@@ -35,6 +35,7 @@ from scn.evaluate import (
 from scn.ir import Pairs
 from scn.laws import seeded_rng
 from scn.limits import MAX_RECORDS
+from scn.rows import Rows, record_rows, task_rows
 from scn.scenario import DatatypeDef, RecordDef, Subtask, TaskConstraint, TaskDef, ToolDef
 from scn.stages import entities as entity_records
 from scn.stages import optional_params, shards
@@ -72,8 +73,10 @@ class TaskBuilder:
         self.formats = formats
         self.seeds = seeds
         self.enum_members = dict(enum_members)
-        self.records: list[RecordDef] = []
-        self.tasks: list[TaskDef] = []
+        #: Both on disk past 256 KiB (`scn.rows`): their per-task memory is an offset and
+        #: an id hash, not the objects.
+        self.records: Rows[RecordDef] = record_rows()
+        self.tasks: Rows[TaskDef] = task_rows()
         self.shared_backend = False
         self.groups: dict[str, list[str]] = {}
         for t in tools:
@@ -91,7 +94,10 @@ class TaskBuilder:
         self._reach: dict[object, tuple[str, ...]] = {}
         self.pricer = Pricer(ctx.seed, tools, laws, seeds, errors)
         self._task_index = 0
-        self._task_ids: set[str] = set()
+        #: The id of the task being made, while it is not yet in `tasks` (see `generate`), and
+        #: the ids of tasks that failed after taking theirs (still "made" for the duplicate check).
+        self._claimed: str | None = None
+        self._failed_ids: set[str] = set()
         self._cost_cache: dict[str, float] = {}
         self._renumbered: dict[tuple[str, int], list[int]] = {}
         self._space = 0  # `scramble N`: values numbered from 1..N
@@ -320,6 +326,9 @@ class TaskBuilder:
                 if self.task(node, scope, givens, attrs_, made + 1):
                     made += 1
             except ScnError as e:
+                if self._claimed is not None:
+                    self._failed_ids.add(self._claimed)
+                    self._claimed = None
                 self.errors.extend(e.diagnostics)
                 return
         if made == 0:
@@ -367,14 +376,14 @@ class TaskBuilder:
             if not where:
                 return False
         task_id = str(self.one(attrs_, "id", scope) or f"{node.name}_{index:05d}")
-        if task_id in self._task_ids:
+        if task_id in self._failed_ids or self.tasks.has(task_id):
             where = attrs_["id"][0].span if "id" in attrs_ else node.span
             raise fail(
                 f"task id '{task_id}' is made twice; ids must be unique "
                 "(build `id` from the loop variables)",
                 where,
             )
-        self._task_ids.add(task_id)
+        self._claimed = task_id
         given: dict[str, str | None] = {}
         for g in givens:
             for item in g.items:
@@ -498,6 +507,7 @@ class TaskBuilder:
                 values=values,
             )
         )
+        self._claimed = None
         return True
 
     def entities(
@@ -641,10 +651,10 @@ class TaskBuilder:
                 )
                 record = self.records[rng.randrange(len(self.records))]
             else:
-                matches = [r for r in self.records if r.id == str(chosen)]
-                if not matches:
+                found = self.records.find(str(chosen))  # backend ids are unique
+                if found is None:
                     raise fail(f"no backend record '{chosen}'", attrs_["record"][0].span)
-                record = matches[0]
+                record = found
             values = dict(record.values)
             return record.id, {
                 d: (v if v is not None else values.get(d, "")) for d, v in given.items()

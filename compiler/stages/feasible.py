@@ -41,7 +41,7 @@ def _context(scenario: Scenario) -> tuple[dict[str, Any], dict[str, Any]]:
 def with_references(
     scenario: Scenario,
     truths: list[GroundTruth],
-    records: dict[str, dict[str, str]],
+    records: Mapping[str, dict[str, str]],
     errors: Collector,
     registered: Mapping[str, Any] | None = None,
 ) -> list[GroundTruth]:
@@ -64,7 +64,7 @@ def with_reference(
     truth: GroundTruth,
     tools: dict[str, Any],
     types: dict[str, Any],
-    records: dict[str, dict[str, str]],
+    records: Mapping[str, dict[str, str]],
     errors: Collector,
     registered: Mapping[str, Any] | None = None,
     per_step: int = 0,

@@ -17,6 +17,7 @@ from scn import solver
 from scn.context import CompileContext
 from scn.diagnostics import Collector, ScnError, ScnPluginError, ScnSemanticError
 from scn.ir import Solved
+from scn.rows import column
 from scn.scenario import BlockerDef, GroundTruth, Scenario, TaskDef, ToolDef
 from scn.stages import feasible, shards
 from scn.stages.truth_rows import Packed, PackedTruths, pack, packed_list
@@ -42,7 +43,7 @@ class _Solver:
         self.kinds: Mapping[str, Any] = registry.truth_kinds
         self.tools = list(scenario.tools)
         self.by_name = scenario.tool_map()
-        self.records = {r.id: dict(r.values) for r in scenario.records}
+        self.records = scenario.record_values()  # one record decoded per lookup
         self.bans = _ban_blockers(scenario.blockers)
         self.errors = errors
         self.memos: dict[str, dict[object, Any]] = {}
@@ -180,9 +181,9 @@ def solve(scenario: Scenario, ctx: CompileContext) -> Solved:
     finally:
         _STATE = None  # the serial path solved here: let the scenario go with the compile
     errors.raise_if_errors(ScnSemanticError)
-    if any(t.constraints is not None for t in scenario.tasks):
+    if any(c is not None for c in column(scenario.tasks, "constraints")):
         kinds = ctx.registry.validator_kinds if ctx.registry is not None else None
-        records = {r.id: dict(r.values) for r in scenario.records}
+        records = scenario.record_values()
         referenced = feasible.with_references(scenario, list(truths), records, errors, kinds)
         errors.raise_if_errors(ScnSemanticError)
         return Solved(scenario, packed_list(referenced))
