@@ -19,9 +19,10 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_compile_shards import compiled, on_disk  # tests/ is on sys.path
 
 from scn import row_store, rows
-from scn.api import compile_source, load_registry, resolve_target
+from scn.api import load_registry, resolve_target
 from scn.context import CompileContext
 from scn.ir import Pairs
 from scn.rows import RecordRows, Rows, record_rows, task_rows
@@ -252,19 +253,6 @@ def test_a_forked_shard_reads_the_store_on_disk() -> None:
 
 
 # ------------------------------------------------------------ the compile
-def _compiled(target: str, workers: int = 1, seed: int = 42, **sets: str) -> dict[str, bytes]:
-    ctx = CompileContext(REGISTRY, seed, sets, workers=workers)
-    return compile_source(resolve_target(target, REGISTRY), ctx=ctx).files
-
-
-def _on_disk(folder: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in folder.rglob("*")
-        if p.is_file() and p.name != ".scn-output"
-    }
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_compile_with_its_rows_on_disk_writes_the_committed_bundle(
     monkeypatch: pytest.MonkeyPatch, workers: int
@@ -278,8 +266,8 @@ def test_a_compile_with_its_rows_on_disk_writes_the_committed_bundle(
         if e["name"] == "travel-costbench"
     )
     sets = {str(k): str(v) for k, v in dict(entry.get("set", {})).items()}
-    files = _compiled(str(entry["target"]), workers, int(entry.get("seed", 42)), **sets)
-    assert files == _on_disk(GENERATED / "travel-costbench")
+    files = compiled(str(entry["target"]), workers, int(entry.get("seed", 42)), **sets)
+    assert files == on_disk(GENERATED / "travel-costbench")
 
 
 def test_expand_hands_solve_stores_not_tuples() -> None:
