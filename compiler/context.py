@@ -54,8 +54,8 @@ class CompileContext:
 class TaskSpans(Mapping[str, Any]):
     """Task id -> the `Span` of its `tasks` block, read from the tasks emit noted the first time
     a span is asked for: verify asks only for a failing task, so a compile that verifies
-    cleanly never holds a table over every task (36,622 of them in PlanBench-XL's generated
-    mode)."""
+    cleanly never holds a table over every task (36,622 of them in the biggest
+    built-in compile)."""
 
     def __init__(self) -> None:
         self._tasks: Sequence[Any] = ()

@@ -91,7 +91,7 @@ class Backend:
         self._mask = (1 << (64 - self._bits)) - 1
         rows = values if values is not None else (self._row(i) for i in range(count))
         # The keys go into 256 arrays by their top byte and are sorted one array at a time: a
-        # list of every key (128,816 of them for the length-8 CostBench backend) would hold
+        # list of every key (128,816 of them for a 9,312-record backend) would hold
         # 40 bytes a key beside the 8 the index keeps.
         buckets = [array("Q") for _ in range(256)]
         for i, row in enumerate(rows):

@@ -217,7 +217,7 @@ def dialect_files(
 ) -> dict[str, bytes]:
     """Convert tool specs to every registered dialect and check each by its own rules.
 
-    With a compile's `ctx`, the dialects are converted in its shards (one each: PlanBench-XL's
+    With a compile's `ctx`, the dialects are converted in its shards (one each: a scenario's
     1,665 tools take a second and a half over the five built-in ones); the results are taken in
     dialect order, so the files and the first error are the serial loop's."""
     names = sorted(registry.dialects)

@@ -1,7 +1,7 @@
 """The task lines of a bundle (`tasks.jsonl`) and the graph shapes they name (`graphs.jsonl`).
 
 Rendering a line per task (its record, its JSON) is most of emit's time on a big compile (2.8 of
-3.9 s for PlanBench-XL's 36,622 generated tasks), and independent per task, so it runs in the
+3.9 s for a compile of 36,622 generated tasks), and independent per task, so it runs in the
 compile's shards (`scn.stages.shards`, `--workers N`) over the packed truths solve left
 (`scn.stages.truth_rows`). The one thing that is not per task is the graph ids: a shape is named
 `g0`, `g1`, ... in order of first use, so a shard renders each line and each shape with a

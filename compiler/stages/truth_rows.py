@@ -1,7 +1,7 @@
 """The ground truths of a compile kept packed: marshalled field tuples, decoded when read.
 
 Why: held as objects from solve to the end of emit, the truths of a large compile cost memory
-in proportion to its task count (11 MB for the 9,312 tasks of the length-8 CostBench compile),
+in proportion to its task count (11 MB for a compile of 9,312 tasks),
 and a sharded solve spent a tenth of its time rebuilding in the driver the objects its workers
 had just packed. A solve shard packs its truths once (`pack`, in whichever process solved
 them); the driver files the packed chunk here unread, past `SPILL_BYTES` on a private
@@ -93,7 +93,7 @@ class PackedTruths(Sequence[GroundTruth]):
         if self._file is not None:
             fd = self._file[0]
             data = (os.lseek(fd, 0, os.SEEK_END), len(packed.data))
-            os.write(fd, packed.data)
+            _write_all(fd, packed.data)
         else:
             self._held += len(packed.data)
         self._starts.append(self._count)
@@ -107,7 +107,7 @@ class PackedTruths(Sequence[GroundTruth]):
         for i, (marshalled, data) in enumerate(self._chunks):
             assert isinstance(data, bytes)
             self._chunks[i] = (marshalled, (os.lseek(fd, 0, os.SEEK_END), len(data)))
-            os.write(fd, data)
+            _write_all(fd, data)
         self._held = 0
 
     def _data(self, chunk: int) -> bytes:
@@ -160,6 +160,12 @@ class PackedTruths(Sequence[GroundTruth]):
         ends = [*self._starts[1:], self._count][: len(self._starts)]
         counts = [b - a for a, b in zip(self._starts, ends, strict=True)]
         return (_rebuilt, (chunks, counts))
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _release(descriptors: tuple[int, int | None], path: str | None) -> None:
