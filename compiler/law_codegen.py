@@ -26,7 +26,6 @@ from scn.law_tree import _FUNCTION_ARGS as _TREE_FUNCTION_ARGS
 from scn.law_tree import LOCAL_TYPES as _TREE_LOCAL_TYPES
 from scn.law_tree import MAX_LAW_VALUE as TREE_MAX_LAW_VALUE
 from scn.law_tree import _finite as _finite
-from scn.law_tree import law_function
 from scn.limits import MAX_LAW_VALUE
 from scn.scenario import LawOpDef
 
@@ -140,4 +139,68 @@ def fast_law(
     return law_function(body, ops, writer.names)
 
 
-__all__ = ["fast_law", "LOCAL_TYPES"]
+def _function_lines(
+    name: str, body: str, ops: Sequence[Any], bind: Callable[[Any], str]
+) -> list[str] | None:
+    """The source lines of `def name(rng, parts, k)` computing `body` then applying `ops`
+    (clamps and rounding with `op`, `low`, `high`, `digits`); None for a rounding that is not
+    an integer. Constants are bound by name through `bind`, never pasted."""
+    lines = [
+        f"def {name}(rng, parts, k):",
+        f"    v = {body}",
+        "    if type(v) is bool or v - v != 0 or not -1e12 <= v <= 1e12:",
+        "        return None",
+        "    v = float(v)",
+    ]
+    for op in ops:
+        if op.op == "round":
+            # Bound by name, never pasted: `digits` comes from a bundle's scenario.json too.
+            digits = op.digits or 0
+            if type(digits) is not int:
+                return None
+            lines.append(f"    v = round(v, {bind(digits)})")
+            continue
+        if op.low is not None:
+            lines.append(f"    v = max({bind(op.low)}, v)")
+        if op.high is not None:
+            lines.append(f"    v = min({bind(op.high)}, v)")
+    lines.append("    return v")
+    return lines
+
+
+def _binder(names: dict[str, Any]) -> Callable[[Any], str]:
+    def bind(value: Any) -> str:
+        name = f"_v{len(names)}"
+        names[name] = value
+        return name
+
+    return bind
+
+
+def _defined(source: str, names: dict[str, Any]) -> dict[str, Any] | None:
+    """The namespace after running our own `source` with `names` bound; None when Python
+    cannot compile it (too deeply nested: a long sum)."""
+    namespace: dict[str, Any] = {**names, "_finite": _finite}
+    try:
+        code = compile(source, "<scn law>", "exec")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    # Our own source; every constant is bound by name, none pasted in.
+    exec(code, namespace)  # noqa: S102
+    return namespace
+
+
+def law_function(
+    body: str, ops: Sequence[Any], names: dict[str, Any]
+) -> Callable[[Any, Sequence[float], int], float | None] | None:
+    """Return the function `(rng, parts, k) -> value` computing `body` and applying `ops`, or
+    None when Python cannot compile it. `names` holds the constants `body` refers to; more are
+    bound into it here."""
+    lines = _function_lines("law", body, ops, _binder(names))
+    if lines is None:
+        return None
+    namespace = _defined("\n".join(lines) + "\n", names)
+    return None if namespace is None else namespace["law"]
+
+
+__all__ = ["fast_law", "law_function", "LOCAL_TYPES"]

@@ -4,25 +4,28 @@ Why: a CostBench `reprice` event redraws prices by the bundle's own laws. Buildi
 compiler's way (`expr_data.load` into the expression model, `laws.compile_law`) imports the model,
 the evaluator and the closures: about 45 ms (88-101 ms on a busy machine) before the first price,
 some 165 times the steady cost, paid again by every process that plays a single episode. Here the
-law's tree (`scenario.json` `laws[].tree`, `[op, text, args, name?]`, see `scn.expr_data`) is
-written into one Python function directly, with only `scn.law_draw` imported: the same source
-`scn.law_codegen` writes from the model, so the same floating-point operations in the same order.
+law's tree (`scenario.json` `laws[].tree`, `[op, text, args, name?]`, see `scn.expr_data`) is built
+into a few closures with only `scn.law_draw` imported. Round 4 wrote the tree into Python source
+and compiled it (`scn.law_codegen`'s way, with an on-disk cache of the code): at the 14 tools of a
+length-5 task that preparation (source, cache folder check, read, `exec`) was as long as three
+redraws, while closures cost about 5 % more per draw than the compiled function, since a draw is
+mostly the hashing of its seed. Building the closures takes microseconds and executes nothing
+but our own code.
 
-Nothing from a bundle is executed: the source is our own, built from the tree's shape, and every
-number or parameter in it is bound by name, never pasted in (as in `law_codegen`).
-
-The closures stay the definition. A tree this writer does not cover (a quantity literal, a name
-that is not a numeric parameter, a keyword argument...) gives None, and the caller compiles the
-law the compiler's way; a draw whose fast function fails or meets a value that is not finite asks
-that full law (built then, once) for the same key, so values and messages are exactly its own.
+The closures read the generator and round in the order `scn.law_codegen`'s function does, so
+values are bit for bit the same; the compiler's law stays the definition. A tree this builder
+does not cover (a quantity literal, a name that is not a numeric parameter, a keyword
+argument...) gives None, and the caller compiles the law the compiler's way; a draw whose fast
+function fails or meets a value that is not finite asks that full law (built then, once) for the
+same key, so values and messages are exactly its own.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from scn import law_code_cache
 from scn.law_draw import (
     _constant,
     _lognormal,
@@ -59,8 +62,6 @@ _FUNCTION_ARGS: dict[str, tuple[str, ...] | None] = {
     "max": None,
 }
 
-_SYMBOLS = {"+", "-", "*", "/", "%"}
-
 #: Law values beyond this are refused (`scn.limits.MAX_LAW_VALUE`, checked equal by a test).
 MAX_LAW_VALUE = 1e12
 
@@ -94,25 +95,42 @@ def _number(text: str) -> int | float:
     return float(text)
 
 
-class _TreeWriter:
-    """Writes a law's tree as Python source, binding each constant by name."""
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "%": operator.mod,
+}
 
-    def __init__(self, params: Mapping[str, Any], names: dict[str, Any] | None = None) -> None:
+#: A node built into a closure `(rng, parts, k) -> value`.
+Node = Callable[[Any, Sequence[float], int], Any]
+
+
+def _parts(rng: Any, parts: Sequence[float], k: int) -> Sequence[float]:
+    return parts
+
+
+def _k(rng: Any, parts: Sequence[float], k: int) -> int:
+    return k
+
+
+class _TreeBuilder:
+    """Builds a law's tree into closures, one per node, evaluated in the order Python evaluates
+    the source `scn.law_codegen` writes for the same law (operands and arguments left to right,
+    each operation checked finite), so that the generator is read in the same order."""
+
+    def __init__(self, params: Mapping[str, Any]) -> None:
         self.params = params
         self.functions = law_functions()
-        self.names: dict[str, Any] = {} if names is None else names
 
-    def bind(self, value: Any) -> str:
-        name = f"_v{len(self.names)}"
-        self.names[name] = value
-        return name
-
-    def constant(self, value: Any) -> tuple[str, str]:
+    @staticmethod
+    def constant(value: Any) -> tuple[Node, str]:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _NotFast
-        return self.bind(value), "num"
+        return (lambda rng, parts, k: value), "num"
 
-    def write(self, node: Any) -> tuple[str, str]:
+    def build(self, node: Any) -> tuple[Node, str]:
         if not isinstance(node, list) or len(node) not in (3, 4) or not isinstance(node[2], list):
             raise _NotFast
         op, text, args = node[0], node[1], node[2]
@@ -123,42 +141,48 @@ class _TreeWriter:
             except ValueError:
                 raise _NotFast from None
         if op == "name" and isinstance(name, str):
-            if name in LOCAL_TYPES:
-                return name, LOCAL_TYPES[name]
+            if name == "parts":
+                return _parts, LOCAL_TYPES[name]
+            if name == "k":
+                return _k, LOCAL_TYPES[name]
             if name not in self.params:
                 raise _NotFast
             return self.constant(self.params[name])
         if op == "neg" and len(args) == 1:
-            inner, kind = self.write(args[0])
-            if kind != "num":
-                raise _NotFast
-            return f"(-{inner})", "num"
-        if op == "bin" and text in _SYMBOLS and len(args) == 2:
-            left, lkind = self.write(args[0])
-            right, rkind = self.write(args[1])
-            if lkind != "num" or rkind != "num":
-                raise _NotFast
-            return f"_finite({left} {text} {right})", "num"
+            inner = self.number(args[0])
+            return (lambda rng, parts, k: -inner(rng, parts, k)), "num"
+        if op == "bin" and text in _OPERATORS and len(args) == 2:
+            left, right = self.number(args[0]), self.number(args[1])
+            apply = _OPERATORS[text]
+            return (
+                lambda rng, parts, k: _finite(apply(left(rng, parts, k), right(rng, parts, k)))
+            ), "num"
         if op == "call" and args and isinstance(args[0], list) and args[0][:1] == ["name"]:
             return self._call(args)
         raise _NotFast
 
-    def _call(self, args: list[Any]) -> tuple[str, str]:
+    def number(self, node: Any) -> Node:
+        built, kind = self.build(node)
+        if kind != "num":
+            raise _NotFast
+        return built
+
+    def _call(self, args: list[Any]) -> tuple[Node, str]:
         callee = args[0]
         name = callee[3] if len(callee) == 4 else None
         if not isinstance(name, str) or any(
             isinstance(a, list) and a[:1] == ["kwarg"] for a in args[1:]
         ):
             raise _NotFast
-        written = [self.write(a) for a in args[1:]]
-        source = ", ".join(src for src, _ in written)
-        kinds = tuple(kind for _, kind in written)
+        built = [self.build(a) for a in args[1:]]
+        kinds = tuple(kind for _, kind in built)
+        nodes = tuple(node for node, _ in built)
         family = NUMERIC_FAMILIES.get(name)
         if family is not None:
             sampler, (lo, hi) = family
             if not lo <= len(kinds) <= hi or any(kind != "num" for kind in kinds):
                 raise _NotFast
-            return f"{self.bind(sampler)}(rng, {source})", "num"
+            return _sampled(sampler, nodes), "num"
         if name == "choice" or name not in _FUNCTION_ARGS:
             raise _NotFast
         wanted = _FUNCTION_ARGS[name]
@@ -168,111 +192,74 @@ class _TreeWriter:
             ok = kinds == wanted
         if not ok:
             raise _NotFast
-        return f"{self.bind(self.functions[name])}({source})", "num"
+        return _called(self.functions[name], nodes), "num"
 
 
-def _function_lines(
-    name: str, body: str, ops: Sequence[Any], bind: Callable[[Any], str]
-) -> list[str] | None:
-    """The source lines of `def name(rng, parts, k)` computing `body` then applying `ops`
-    (clamps and rounding with `op`, `low`, `high`, `digits`); None for a rounding that is not
-    an integer. Constants are bound by name through `bind`, never pasted."""
-    lines = [
-        f"def {name}(rng, parts, k):",
-        f"    v = {body}",
-        "    if type(v) is bool or v - v != 0 or not -1e12 <= v <= 1e12:",
-        "        return None",
-        "    v = float(v)",
-    ]
-    for op in ops:
-        if op.op == "round":
-            # Bound by name, never pasted: `digits` comes from a bundle's scenario.json too.
-            digits = op.digits or 0
-            if type(digits) is not int:
-                return None
-            lines.append(f"    v = round(v, {bind(digits)})")
-            continue
-        if op.low is not None:
-            lines.append(f"    v = max({bind(op.low)}, v)")
-        if op.high is not None:
-            lines.append(f"    v = min({bind(op.high)}, v)")
-    lines.append("    return v")
-    return lines
+def _sampled(sampler: Callable[..., Any], nodes: tuple[Node, ...]) -> Node:
+    """`sampler(rng, *args)`, the arguments evaluated first, left to right."""
+    if len(nodes) == 2:
+        first, second = nodes
+        return lambda rng, parts, k: sampler(rng, first(rng, parts, k), second(rng, parts, k))
+    if len(nodes) == 1:
+        (only,) = nodes
+        return lambda rng, parts, k: sampler(rng, only(rng, parts, k))
+    return lambda rng, parts, k: sampler(rng, *[n(rng, parts, k) for n in nodes])
 
 
-def _binder(names: dict[str, Any]) -> Callable[[Any], str]:
-    def bind(value: Any) -> str:
-        name = f"_v{len(names)}"
-        names[name] = value
-        return name
-
-    return bind
-
-
-def _defined(source: str, names: dict[str, Any]) -> dict[str, Any] | None:
-    """The namespace after running our own `source` with `names` bound; None when Python
-    cannot compile it (too deeply nested: a long sum)."""
-    namespace: dict[str, Any] = {**names, "_finite": _finite}
-    code = law_code_cache.code(source)
-    if code is None:
-        return None
-    # Our own source; every constant is bound by name, none pasted in.
-    exec(code, namespace)  # noqa: S102
-    return namespace
-
-
-def law_function(
-    body: str, ops: Sequence[Any], names: dict[str, Any]
-) -> Callable[[Any, Sequence[float], int], float | None] | None:
-    """Return the function `(rng, parts, k) -> value` computing `body` and applying `ops`, or
-    None when Python cannot compile it. `names` holds the constants `body` refers to; more are
-    bound into it here."""
-    lines = _function_lines("law", body, ops, _binder(names))
-    if lines is None:
-        return None
-    namespace = _defined("\n".join(lines) + "\n", names)
-    return None if namespace is None else namespace["law"]
-
-
-def tree_functions(
-    laws: Sequence[tuple[Any, Sequence[Any]]], params: Mapping[str, Any]
-) -> list[Callable[[Any, Sequence[float], int], float | None] | None]:
-    """The fast functions of several laws (`(tree, ops)` each) sharing `params`, or None for
-    each law not covered: written as ONE module, so a process's first redraw compiles (or
-    reads from the cache) and runs one code object, not one per law. A module Python cannot
-    compile falls back to one function per law, so one deep law costs only itself."""
-    names: dict[str, Any] = {}
-    bind = _binder(names)
-    sources: dict[int, list[str]] = {}
-    for index, (tree, ops) in enumerate(laws):
-        writer = _TreeWriter(params, names)
-        try:
-            body, kind = writer.write(tree)
-        except (_NotFast, RecursionError):
-            continue
-        lines = _function_lines(f"law{index}", body, ops, bind) if kind == "num" else None
-        if lines is not None:
-            sources[index] = lines
-    if not sources:
-        return [None] * len(laws)
-    namespace = _defined("".join("\n".join(s) + "\n" for s in sources.values()), names)
-    if namespace is None:
-        return [tree_function(tree, params, ops) for tree, ops in laws]
-    return [namespace.get(f"law{i}") if i in sources else None for i in range(len(laws))]
+def _called(function: Callable[..., Any], nodes: tuple[Node, ...]) -> Node:
+    """`function(*args)`, the arguments evaluated left to right."""
+    if len(nodes) == 1:
+        (only,) = nodes
+        return lambda rng, parts, k: function(only(rng, parts, k))
+    return lambda rng, parts, k: function(*[n(rng, parts, k) for n in nodes])
 
 
 def tree_function(
     tree: Any, params: Mapping[str, Any], ops: Sequence[Any]
 ) -> Callable[[Any, Sequence[float], int], float | None] | None:
-    """Return the fast function of a law given as a data tree, or None when not covered."""
-    writer = _TreeWriter(params)
+    """Return the law `(rng, parts, k) -> value` of a data tree, with `ops` applied, or None when
+    the tree or an op is not covered. Like the function `law_function` writes, it returns None
+    for a value that is not a finite number within the limit, and raises what an operation
+    raises; `TreeLaw.draw` then asks the full law."""
     try:
-        body, kind = writer.write(tree)
+        body = _TreeBuilder(params).number(tree)
     except (_NotFast, RecursionError):
         return None
-    if kind != "num":
-        return None
-    return law_function(body, ops, writer.names)
+    steps: list[tuple[Callable[[float, Any], float], Any]] = []
+    for op in ops:
+        if op.op == "round":
+            digits = op.digits or 0
+            if type(digits) is not int:
+                return None
+            steps.append((_rounded, digits))
+            continue
+        if op.low is not None:
+            steps.append((_at_least, op.low))
+        if op.high is not None:
+            steps.append((_at_most, op.high))
+
+    def law(rng: Any, parts: Sequence[float], k: int) -> float | None:
+        v = body(rng, parts, k)
+        if type(v) is bool or v - v != 0 or not -MAX_LAW_VALUE <= v <= MAX_LAW_VALUE:
+            return None
+        v = float(v)
+        for step, bound in steps:
+            v = step(v, bound)
+        return v
+
+    return law
+
+
+def _rounded(v: float, digits: int) -> float:
+    return round(v, digits)
+
+
+def _at_least(v: float, low: Any) -> Any:
+    return max(low, v)
+
+
+def _at_most(v: float, high: Any) -> Any:
+    return min(high, v)
 
 
 class TreeLaw:
@@ -308,9 +295,7 @@ class TreeLaw:
 __all__ = [
     "LawOp",
     "TreeLaw",
-    "law_function",
     "tree_function",
-    "tree_functions",
     "NUMERIC_FAMILIES",
     "MAX_LAW_VALUE",
 ]

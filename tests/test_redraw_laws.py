@@ -1,6 +1,6 @@
 """Price redraws compile a scenario's laws once per content, never serving stale laws.
 
-`redraw_costs` keys its compiled laws by the canonical JSON of (laws, params) and builds them
+`redraw_costs` keys its compiled laws by the marshalled content of (laws, params) and builds them
 from the scenario's own objects (issue 20: a shorter first redraw); the compiler's full form of
 a law, built only when the fast function cannot answer, is parsed from that key. A scenario
 changed in place must therefore draw by its new content, exactly as a fresh copy does.
@@ -9,7 +9,7 @@ changed in place must therefore draw by its new content, exactly as a fresh copy
 from __future__ import annotations
 
 import copy
-import json
+import marshal
 from pathlib import Path
 
 from scn.plugins.costbench import effects
@@ -26,14 +26,13 @@ def _case():
 
 def test_same_content_same_prices_and_one_compile():
     bundle, task, visible = _case()
+    effects._LAWS.clear()
     first = effects.redraw_costs(bundle.scenario, bundle.tools, visible, task, 77)
     again = effects.redraw_costs(copy.deepcopy(bundle.scenario), bundle.tools, visible, task, 77)
     assert first == again
-    key = (
-        json.dumps(bundle.scenario["laws"], sort_keys=True),
-        json.dumps(bundle.scenario["params"], sort_keys=True),
-    )
+    key = (marshal.dumps(bundle.scenario["laws"], 2), marshal.dumps(bundle.scenario["params"], 2))
     assert key in effects._LAWS
+    assert len(effects._LAWS) == 1  # the copy's content gave the same key: compiled once
 
 
 def test_a_scenario_changed_in_place_draws_by_its_new_content():
