@@ -76,7 +76,7 @@ class LawOp(NamedTuple):
 
 
 class _NotFast(Exception):
-    """The tree has a node this writer does not cover."""
+    """The tree has a node this builder does not cover."""
 
 
 def _finite(x: Any) -> Any:
@@ -218,8 +218,8 @@ def tree_function(
     tree: Any, params: Mapping[str, Any], ops: Sequence[Any]
 ) -> Callable[[Any, Sequence[float], int], float | None] | None:
     """Return the law `(rng, parts, k) -> value` of a data tree, with `ops` applied, or None when
-    the tree or an op is not covered. Like the function `law_function` writes, it returns None
-    for a value that is not a finite number within the limit, and raises what an operation
+    the tree or an op is not covered. Like the function `scn.law_codegen` writes, it returns
+    None for a value that is not a finite number within the limit, and raises what an operation
     raises; `TreeLaw.draw` then asks the full law."""
     try:
         body = _TreeBuilder(params).number(tree)
