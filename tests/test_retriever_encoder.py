@@ -71,3 +71,13 @@ def test_repeated_features_and_exact_ties():
     for query in ("id id id", "order id", "order order", "nothing"):
         assert encoder.best(query) == reference_best(encoder, query)
     assert encoder.best("order id") == "a"
+
+
+def test_a_near_tie_goes_to_the_smaller_label():
+    """Scores a hair apart (equal once rounded to 12 digits) are a tie, won by the smaller
+    label, even though the larger label's raw score is the maximum."""
+    encoder = SparseEncoder(["b", "a"], {"w:x": 1.0}, {"w:x": [(0, 0.5 + 1e-13), (1, 0.5)]})
+    assert reference_best(encoder, "x") == "a"
+    assert encoder.best("x") == "a"
+    far = SparseEncoder(["b", "a"], {"w:x": 1.0}, {"w:x": [(0, 0.6), (1, 0.5)]})
+    assert far.best("x") == reference_best(far, "x") == "b"

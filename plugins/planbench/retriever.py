@@ -123,9 +123,16 @@ class SparseEncoder:
         scores = np.bincount(
             np.concatenate(texts), weights=np.concatenate(products), minlength=len(self.labels)
         )
-        # every contribution is positive, so a text scores 0 exactly when nothing touched it
+        # every contribution is positive, so a text scores 0 exactly when nothing touched it;
+        # usually the runner-up is far enough below the top that the top alone is the answer
         per_label = np.maximum.reduceat(scores, flat.label_starts)
-        near = np.flatnonzero((per_label >= per_label.max() - 1e-9) & (per_label > 0))
+        top = int(per_label.argmax())
+        best = per_label[top]
+        per_label[top] = -1.0
+        if per_label.max() < best - 1e-9:
+            return flat.names[top]
+        per_label[top] = best
+        near = np.flatnonzero((per_label >= best - 1e-9) & (per_label > 0))
         return min(
             (flat.names[i] for i in near),
             key=lambda name: (-round(float(per_label[flat.index[name]]), 12), name),
