@@ -6,7 +6,8 @@ rules, and they are easy to get subtly wrong one command at a time (issue 16 fou
 `manifest.json`):
 
 - `.scn` imports read only inside the compiled file's folder, the registered domains and the
-  folders given with `--allow-import DIR` (checked in `stages.resolve`; the option lives here);
+  folders given with `--allow-import DIR` (checked in `stages.resolve_imports`; the option
+  lives here);
 - an output folder is replaced only when it is empty or scn made it (it holds `MARKER`), and
   only after the new content is complete (written beside it, then swapped in; `scn.folders`);
 - leftovers of a killed write are named plainly (`<name>.partial-<pid>`), and removed by the
