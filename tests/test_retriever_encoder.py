@@ -28,7 +28,7 @@ def reference_features(text: str) -> dict[str, int]:
         out["b:" + a + " " + b] += 1
     padded = "  " + " ".join(words) + "  "
     for i in range(len(padded) - 2):
-        out["c:" + padded[i : i + 3]] += 1
+        out[padded[i : i + 3]] += 1  # a trigram is its own key (it holds no ":")
     return out
 
 
