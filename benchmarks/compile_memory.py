@@ -32,7 +32,8 @@ _PARENT = (
     "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
     "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
     "peak, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime\n"
-    "print(json.dumps({'rc': done.returncode, 'peak': peak, 'cpu': cpu, 'err': done.stderr[-300:]}))\n"
+    "print(json.dumps({'rc': done.returncode, 'peak': peak, 'cpu': cpu,"
+    " 'err': done.stderr[-300:]}))\n"
 )
 
 

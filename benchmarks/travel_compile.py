@@ -74,8 +74,8 @@ def _resolve_after_events() -> None:
     """Time the runtime's re-solve after a ban and after a repricing, from mid-path states."""
     from scn.api import compile_target
     from scn.emit.bundle import write_bundle
-    from scn.runtime import blockers as bl
     from scn.plugins.costbench.effects import redraw_costs
+    from scn.runtime import blockers as bl
     from scn.runtime.bundle import LoadedBundle
 
     with tempfile.TemporaryDirectory() as tmp:

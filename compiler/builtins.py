@@ -199,7 +199,7 @@ def product(ctx: GeneratorContext, split: str = "all", **axes: Any) -> list[Reco
             for column in columns
         ]
         for index, combo in enumerate(itertools.product(*lists)):
-            fields = dict(zip(names, combo))
+            fields = dict(zip(names, combo, strict=True))
             fields.setdefault("split", tag or "")
             fields.setdefault("index", index)
             out.append(Record.of(fields))

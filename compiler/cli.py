@@ -94,7 +94,8 @@ def _boundary(reporter: _Reporter) -> Iterator[None]:
         if os.environ.get("SCN_DEBUG"):
             raise
         click.echo(
-            f"scn: internal error: {type(e).__name__}: {e}\n(set SCN_DEBUG=1 for a traceback, and please report it)",
+            f"scn: internal error: {type(e).__name__}: {e}\n"
+            "(set SCN_DEBUG=1 for a traceback, and please report it)",
             err=True,
         )
         sys.exit(EXIT_INTERNAL)
@@ -308,7 +309,8 @@ def compile_cmd(
         counts = manifest["counts"]
         if not quiet:
             click.echo(
-                f"wrote {out}: {counts['tools']} tools, {counts['tasks']} tasks, {len(bundle.files)} files"
+                f"wrote {out}: {counts['tools']} tools, {counts['tasks']} tasks, "
+                f"{len(bundle.files)} files"
             )
 
 
@@ -417,7 +419,8 @@ def plugins(as_json: bool, diagnostics_format: str) -> None:
     "--blocks",
     type=int,
     default=None,
-    help="Events per episode with --blocker (a retrieval-time blocker: the largest blocked set) [default: 1, or the blocker's largest].",
+    help="Events per episode with --blocker (a retrieval-time blocker: the largest blocked "
+    "set) [default: 1, or the blocker's largest].",
 )
 @click.option(
     "--protocol",
@@ -432,7 +435,8 @@ def plugins(as_json: bool, diagnostics_format: str) -> None:
 @click.option(
     "--retrieval/--no-retrieval",
     default=None,
-    help="Shorthand for --protocol retrieval: tools are shown only through retrieval requests [default: on when the scenario's harness names protocol retrieval].",
+    help="Shorthand for --protocol retrieval: tools are shown only through retrieval requests "
+    "[default: on when the scenario's harness names protocol retrieval].",
 )
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option("--address", default=None, help="Ray cluster (auto, HOST:PORT) [default: start one].")
@@ -496,7 +500,8 @@ def run(
             entry = registry.agents.get(agent_name)
             if entry is None:
                 raise ScnError(
-                    f"unknown agent {agent_name!r}; agents: {', '.join(sorted(registry.agents))}, or openai:MODEL",
+                    f"unknown agent {agent_name!r}; agents: "
+                    f"{', '.join(sorted(registry.agents))}, or openai:MODEL",
                     path="--agent",
                     code="usage",
                 )

@@ -470,7 +470,8 @@ def call(expr: m.Expr, env: Env) -> Any:
         dist.check_arity(len(args), expr.span)
         if env.rng is None:
             raise fail(
-                f"'{name}' draws a random value, which is only allowed in laws and seeded attributes",
+                f"'{name}' draws a random value, which is only allowed in laws and seeded "
+                "attributes",
                 expr.span,
             )
         return draw_from(dist, env.rng, args, expr.span, kwargs)

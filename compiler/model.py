@@ -225,7 +225,7 @@ class Composite:
     span: Span | None = _span()
 
 
-ChainItem = Union[Tool, Repeat, Composite, Sibling]
+ChainItem = Union[Tool, Repeat, Composite, Sibling]  # noqa: UP007 - a runtime alias: cattrs tags `typing.Union`
 
 
 @frozen
@@ -277,7 +277,7 @@ class ForSignatures:
     span: Span | None = _span()
 
 
-ToolsetItem = Union[Signature, Sibling, ForSignatures]
+ToolsetItem = Union[Signature, Sibling, ForSignatures]  # noqa: UP007 - a runtime alias: cattrs tags `typing.Union`
 
 
 @frozen
@@ -365,7 +365,7 @@ class Given:
     span: Span | None = _span()
 
 
-TaskItem = Union[Generator, Given, Attr]
+TaskItem = Union[Generator, Given, Attr]  # noqa: UP007 - a runtime alias: cattrs tags `typing.Union`
 
 
 @frozen
@@ -397,7 +397,7 @@ class IfBlock:
     span: Span | None = _span()
 
 
-Item = Union[
+Item = Union[  # noqa: UP007 - a runtime alias: cattrs tags `typing.Union`
     Scenario,
     Import,
     Param,

@@ -302,7 +302,10 @@ def syntax_error(
         char = error.char
         expected = _expected_words(error.allowed or set())
         if char and char in "\"'":
-            message = "unterminated string: a string must end on the line it starts (write \\n for a line break)"
+            message = (
+                "unterminated string: a string must end on the line it starts "
+                "(write \\n for a line break)"
+            )
             expected = ()
         else:
             message = friendly or f"unexpected character {char!r}"

@@ -171,7 +171,14 @@ def _tool(t: m.Tool, indent: str) -> str:
         args.append(text)
     outs = [print_template(o, False) for o in t.outputs]
     out_text = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
-    return f"{indent}tool {print_template(t.name, False)}({', '.join(args)}) -> {out_text}{_attrs(t.attrs, indent, True)}"
+    head = f"{indent}tool {print_template(t.name, False)}({', '.join(args)}) -> {out_text}"
+    return head + _attrs(t.attrs, indent, True)
+
+
+def _block(indent: str, head: str, item: m.Chain | m.Toolset | m.Server) -> str:
+    """`head`, the item's attributes and its body in braces: a chain, toolset or server."""
+    attrs_text = _attrs(item.attrs, indent, False)
+    return f"{indent}{head}{attrs_text} {{\n{_body(item.body, indent)}{indent}}}"
 
 
 def _body(items: tuple[object, ...], indent: str) -> str:
@@ -227,7 +234,7 @@ def print_item(item: object, indent: str = "") -> str:
     if isinstance(item, m.Sibling):
         return f"{i}sibling {item.name}{_attrs(item.attrs, i, True)}"
     if isinstance(item, m.Chain):
-        return f"{i}chain {print_template(item.name, False)}{_attrs(item.attrs, i, False)} {{\n{_body(item.body, i)}{i}}}"
+        return _block(i, f"chain {print_template(item.name, False)}", item)
     if isinstance(item, m.Signature):
         ins = ", ".join(print_template(t, False) for t in item.inputs)
         text = f"{i}signature ({ins}) -> {print_template(item.output, False)}"
@@ -238,10 +245,10 @@ def print_item(item: object, indent: str = "") -> str:
     if isinstance(item, m.ForSignatures):
         return f"{i}for {item.var} in {print_expr(item.iterable)} {{\n{_body(item.body, i)}{i}}}"
     if isinstance(item, m.Toolset):
-        return f"{i}toolset {print_template(item.name, False)}{_attrs(item.attrs, i, False)} {{\n{_body(item.body, i)}{i}}}"
+        return _block(i, f"toolset {print_template(item.name, False)}", item)
     if isinstance(item, m.Server):
         title = " " + print_template(item.title, True) if item.title is not None else ""
-        return f"{i}server {print_template(item.name, False)}{title}{_attrs(item.attrs, i, False)} {{\n{_body(item.body, i)}{i}}}"
+        return _block(i, f"server {print_template(item.name, False)}{title}", item)
     if isinstance(item, m.Blocker):
         return f"{i}blocker {item.name}{_attrs(item.attrs, i, True)}"
     if isinstance(item, m.Constraint):

@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             if diff:
                 stale += 1
                 print(
-                    f"generated/{entry['name']}: stale ({', '.join(diff[:5])}{' ...' if len(diff) > 5 else ''})"
+                    f"generated/{entry['name']}: stale "
+                    f"({', '.join(diff[:5])}{' ...' if len(diff) > 5 else ''})"
                 )
         else:
             write_bundle(bundle, folder, force=True)

@@ -21,7 +21,7 @@ from scn import model as m
 from scn import scenario as s
 from scn.ir import Program
 
-_UNIONS = (m.Item, m.ChainItem, m.ToolsetItem, m.TaskItem, typing.Union[m.Tool, m.Sibling])
+_UNIONS = (m.Item, m.ChainItem, m.ToolsetItem, m.TaskItem, typing.Union[m.Tool, m.Sibling])  # noqa: UP007
 
 
 def _node_classes() -> list[type]:

@@ -482,10 +482,10 @@ def scn_register_emitters(register: RegisterEmitter) -> None:
       relative file path inside the bundle to that file's content. ``solved.scenario.tasks``
       and ``.records`` are sequences of ``TaskDef`` and ``RecordDef`` (``scn.rows``: past a
       size, read from a file, each item decoded when it is read): iterate them, index them,
-      but do not copy them all into a list or dict (that is the memory they save). The files are written into
-      the bundle and listed in its manifest with their SHA-256; a path the compiler writes
-      itself (or ``manifest.json``) is an error. It must not write files itself and must be
-      deterministic.
+      but do not copy them all into a list or dict (that is the memory they save). The files
+      are written into the bundle and listed in its manifest with their SHA-256; a path the
+      compiler writes itself (or ``manifest.json``) is an error. It must not write files
+      itself and must be deterministic.
     - ``doc``: a short description.
 
     Example::

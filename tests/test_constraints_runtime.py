@@ -1,4 +1,5 @@
-"""Constraints at run time with CCTU's semantics: rejected calls get feedback, answers are retried."""
+"""Constraints at run time with CCTU's semantics: rejected calls get feedback, answers are
+retried."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ constraint budget {
 }
 constraint mention {
   param must: list = ["done"]
-  kind response_content dimension response scope final message "Say {join(must, ' and ')} in the answer."
+  kind response_content dimension response scope final
+  message "Say {join(must, ' and ')} in the answer."
 }
 tasks t { given A goal D query "reach D" }
 """

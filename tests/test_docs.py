@@ -1,4 +1,5 @@
-"""The README is the front door: every hook, CLI command and built-in domain it must explain is there."""
+"""The README is the front door: every hook, CLI command and built-in domain it must explain is
+there."""
 
 from __future__ import annotations
 

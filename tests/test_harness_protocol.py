@@ -32,7 +32,13 @@ from scn.runtime.transcript import render_text, transcript
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
 TRANSCRIPTS = Path(__file__).resolve().parent / "golden" / "transcripts"
-BUNDLES = ["travel-costbench", "retail-planbench", "cctu-cases", "multi_mcp-servers", "agency-trips"]
+BUNDLES = [
+    "travel-costbench",
+    "retail-planbench",
+    "cctu-cases",
+    "multi_mcp-servers",
+    "agency-trips",
+]
 
 
 def load(name: str) -> LoadedBundle:

@@ -461,7 +461,8 @@ def test_run_concurrent_applies_blockers_like_run(travel: LoadedBundle, tmp_path
 def test_scn_run_drives_an_openai_compatible_endpoint(
     server: LoopbackServer, tmp_path: Path
 ) -> None:
-    """`scn run --agent openai:MODEL --base-url URL --concurrency N` end to end, then `scn score`."""
+    """`scn run --agent openai:MODEL --base-url URL --concurrency N` end to end, then
+    `scn score`."""
     import json
 
     from click.testing import CliRunner

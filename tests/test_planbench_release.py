@@ -20,9 +20,10 @@ What was measured:
   refund_id -> refund_amount: the release dropped the sets shorter than its L* >= 5 filter
   instead of the task.
 * The release's catalogue keeps only some minimal sets. `truth catalog`
-  (`scn.plugins.planbench.catalog.catalog_tool_sets`: Algorithm 1 depth-first, memoised on the goal set, a goal
-  set met again while being solved yields nothing and that is memoised too, producers in file
-  order, no tool with more than 3 inputs, no depth cap, sets below 5 tools dropped) gives
+  (`scn.plugins.planbench.catalog.catalog_tool_sets`: Algorithm 1 depth-first, memoised on the
+  goal set, a goal set met again while being solved yields nothing and that is memoised too,
+  producers in file order, no tool with more than 3 inputs, no depth cap, sets below 5 tools
+  dropped) gives
   exactly the released catalogue in all 327 tasks. The earlier reading (every lookup, depth
   <= 12) matched 308: with the 4- and 5-input lookups, goal sets such as {order_item_id} got
   sets the release lacks, and the depth cap that hid most of them also cut the release's
@@ -345,8 +346,8 @@ def test_catalog_truth_reproduces_the_release(release, solved) -> None:
 
 def test_two_input_kinds_follow_the_catalogue(release, solved) -> None:
     """The release's two labels of each two-input task (`two_input_usefulness_type`,
-    `task_type`) are what `scn.plugins.planbench.task_kinds` derives from its catalogue: checked on the
-    release's own sets (all 227) and on ours (`truth catalog`)."""
+    `task_type`) are what `scn.plugins.planbench.task_kinds` derives from its catalogue: checked
+    on the release's own sets (all 227) and on ours (`truth catalog`)."""
     sig = release["sig"]
     inputs_of = {n: s[0] for n, s in sig.items()}
     atomic = [

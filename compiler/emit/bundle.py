@@ -3,8 +3,9 @@
 A bundle is written into a temporary sibling directory and renamed into place only when complete,
 so a failed compile leaves nothing behind and never half-overwrites a good bundle (the procedure
 and the rule of which folders may be replaced, shared with reports, are `scn.folders`). What a
-bundle is (its in-memory form, serialisation, hashing, reading) lives in `scn.bundle_format`, which the
-runtime imports without this stage package; the names are re-exported here for the compiler.
+bundle is (its in-memory form, serialisation, hashing, reading) lives in `scn.bundle_format`,
+which the runtime imports without this stage package; the names are re-exported here for the
+compiler.
 """
 
 from __future__ import annotations

@@ -205,7 +205,7 @@ def _enum(node: m.Enum, env: Env, state: _State) -> None:
             members.append(member)
             splits.append(group.split)
     state.enums.append(EnumDef(name, tuple(members), tuple(splits), span=node.span))
-    env.values[name] = [EnumValue(mv, name, sp) for mv, sp in zip(members, splits)]
+    env.values[name] = [EnumValue(mv, name, sp) for mv, sp in zip(members, splits, strict=True)]
 
 
 def _strings(attr: m.Attr | None, env: Env) -> tuple[str, ...]:
@@ -245,7 +245,8 @@ def _datatype(node: m.Datatype, env: Env, state: _State) -> None:
         ):
             hint = did_you_mean(vtype, list(VALUE_TYPES) + [e.name for e in state.enums])
             raise fail(
-                f"unknown value type '{vtype}'{hint}; use handle, string, number, timestamp, bool or an enum",
+                f"unknown value type '{vtype}'{hint}; "
+                "use handle, string, number, timestamp, bool or an enum",
                 node.span,
             )
         enum_name, vtype = vtype, "enum"
@@ -581,7 +582,8 @@ def expand(program: Program, ctx: CompileContext) -> Scenario:
     declared = {i.name for i in program.items if isinstance(i, m.Param)}
     for name in sorted(set(ctx.overrides) - declared):
         state.errors.error(
-            f"--set {name}: no such parameter{did_you_mean(name, declared)}; parameters: {', '.join(sorted(declared)) or 'none'}"
+            f"--set {name}: no such parameter{did_you_mean(name, declared)}; "
+            f"parameters: {', '.join(sorted(declared)) or 'none'}"
         )
     tools = ToolBuilder(ctx.seed, state.datatypes, errors=state.errors)
     _walk(program.items, env, state, tools)

@@ -230,7 +230,7 @@ class TaskBuilder:
                     raise fail(
                         f"cannot unpack {kind_of(value)} into {len(first.vars)} names", first.span
                     )
-                scope = env.child(dict(zip(first.vars, items)))
+                scope = env.child(dict(zip(first.vars, items, strict=True)))
             yield from self.bindings(rest, scope)
 
     def check_value(self, name: str, value: str | None, span: Any) -> None:
@@ -242,7 +242,8 @@ class TaskBuilder:
             members = self.enum_members.get(dt.enum or "", [])
             if members and value not in members:
                 raise fail(
-                    f"'{value}' is not a member of enum {dt.enum}, the type of {name}{did_you_mean(value, members)}",
+                    f"'{value}' is not a member of enum {dt.enum}, the type of {name}"
+                    f"{did_you_mean(value, members)}",
                     span,
                 )
         elif dt.value_type == "number":
@@ -272,7 +273,8 @@ class TaskBuilder:
                 out.append(name)
             else:
                 raise fail(
-                    f"'{name}' is neither a tool nor a group of tools{did_you_mean(name, list(self.groups) + list(self.by_name))}",
+                    f"'{name}' is neither a tool nor a group of tools"
+                    f"{did_you_mean(name, list(self.groups) + list(self.by_name))}",
                     span,
                 )
         seen: set[str] = set()

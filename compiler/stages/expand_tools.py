@@ -173,7 +173,7 @@ class ToolBuilder:
 
     def check_chain_types(self, stages: list[ToolDef], node: m.Chain) -> None:
         """Each stage after the first must take an output of the stage before it."""
-        for prev, cur in zip(stages, stages[1:]):
+        for prev, cur in zip(stages, stages[1:], strict=False):
             if not set(prev.outputs) & cur.inputs:
                 self.errors.error(
                     f"chain stage '{cur.name}' does not take the output of '{prev.name}' "

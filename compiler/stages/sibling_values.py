@@ -1,7 +1,7 @@
 """Backend values for siblings declared with `draws p` (plausible noisy answers).
 
-A released benchmark's stale, miswired and non-authoritative noisy tools answer with a real value from
-its database, fixed when the tool is built: a stale one with a value of its own output datatype
+A released benchmark's stale, miswired and non-authoritative noisy tools answer with a real value
+from its database, fixed when the tool is built: a stale one with a value of its own output datatype
 from some case, a miswired or non-authoritative one with a value of the same datatype only
 sometimes (51 and 82 of 185 tools) and of another field otherwise. A sibling written with
 `draws p` gets such a value by rule: a seeded record of the backend, and with probability `p`

@@ -2,8 +2,9 @@
 
 When requests name the canonical datatypes, retrieval becomes an exact lookup: ask for the
 tools that give what the question names, then for the tools that give each of their inputs not
-yet held, by the input's name as the agent sees it, and call whatever becomes callable. No understanding of the
-request is needed beyond copying its words. Registered by the plugin (`scn_register_probes`).
+yet held, by the input's name as the agent sees it, and call whatever becomes callable. No
+understanding of the request is needed beyond copying its words. Registered by the plugin
+(`scn_register_probes`).
 """
 
 from __future__ import annotations
