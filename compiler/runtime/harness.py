@@ -5,8 +5,8 @@ make, how the answer is tagged, when the episode stops. The scenario says it in 
 statement and the compiler copies it into `scenario.json["harness"]` (string lists, one key each):
 
     harness {
-      metrics costbench
-      prompt system, "prompts/costbench.md"  # the file's text, read at compile time
+      metrics FAMILY                         # a registered metric family (a plugin's)
+      prompt system, "prompts/system.md"     # the file's text, read at compile time
       calls_per_step 1                       # a second call in a step is refused
       answer_tag answer                      # the answer is what <answer>...</answer> holds
       max_steps 20                           # step budget (`scn run --max-steps` wins)
@@ -48,8 +48,9 @@ system prompt when that strategy is played. `scn run --prompt ROLE=PATH` replace
 the trajectory records each prompt's SHA-256 and where it came from.
 
 `strategy_protocol S1, ..., PROTOCOL` makes the named strategies play PROTOCOL when the run names
-no `--protocol` (TravelPlanner's ReAct and Reflexion planners need the CostEnquiry tool that its
-direct and CoT planners do not); the trajectory records the protocol played, so a replay plays it.
+no `--protocol` (the multi-day trip-planning scenario's ReAct and Reflexion planners need the
+CostEnquiry tool that its direct and CoT planners do not); the trajectory records the protocol
+played, so a replay plays it.
 """
 
 from __future__ import annotations
