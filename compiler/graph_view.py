@@ -7,7 +7,7 @@ Three views, chosen by what the task's `truth` holds (the bundle format only, no
   allow, with the datatypes it produces, down to the goals. Tool names are wrapped at their
   underscores, so a retail chain of long names is a tall, narrow picture instead of a
   6,549-pixel ribbon.
-* **DAG tasks** (`truth.layers`, TPS-Bench / multi-MCP): a layered subtask graph, one column per
+* **DAG tasks** (`truth.layers`, the MCP-server domain): a layered subtask graph, one column per
   turn of the optimal schedule (tools in one layer can run in parallel), an edge wherever a
   subtask needs another's output (`subtasks[*].depends_on`, else the datatypes linking them).
 * **Chains** (every other kind, such as the cost-optimal travel scenario's): the state graph of

@@ -335,7 +335,7 @@ class Env:
 
     def one_at_a_time(self, calls: list[Any]) -> tuple[list[CallResult], str]:
         """Refuse a turn of several calls under sequential scheduling: none runs, none counts
-        as invalid, and the feedback says why (TPS-Bench's sequential setting)."""
+        as invalid, and the feedback says why (the MCP-server benchmark's sequential setting)."""
         why = (
             f"scheduling is sequential: make one tool call per turn; none of these "
             f"{len(calls)} calls was run"

@@ -29,9 +29,9 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
 `select_tools N` has one meaning: an episode works with at most N tools of the repository. An LLM
 agent given a `select` prompt chooses them in a request of its own before the first turn
 (`scn.runtime.selection`); the Env holds every agent to it (the first N distinct tools called are
-the selection; a plugin's protocol enforces it, e.g. TPS-Bench's); the `all_tools` strategy is
-the ablation without selection (no limit). Bundles written before the key was merged say
-`tool_cap N` for the Env's half; it is read as `select_tools N`.
+the selection; a plugin's protocol enforces it, e.g. the MCP-server domain's); the `all_tools`
+strategy is the ablation without selection (no limit). Bundles written before the key was merged
+say `tool_cap N` for the Env's half; it is read as `select_tools N`.
 
 `Harness` reads that block. The Env enforces the rules (`scn.runtime.protocols`); the LLM agent
 renders the prompts. A prompt is a template: `$name` is replaced by the episode's value (`$query`,

@@ -3,8 +3,8 @@
 Both send one request of a single user message (`Requester._ask`) with a prompt of the
 scenario's harness, and neither enters the conversation:
 
-- `select`: TPS-Bench's tool-selection phase (`scn.runtime.selection`), before the first turn;
-  the tools it names are the only ones offered after;
+- `select`: the MCP-server benchmark's tool-selection phase (`scn.runtime.selection`), before
+  the first turn; the tools it names are the only ones offered after;
 - `plan`: a protocol's planner tool (`llm_planner` of the protocol, such as the Planner of the
   built-in `plan_notebook` protocol), whose reply is the episode's final answer.
 """
