@@ -2,16 +2,17 @@
 
 Three views, chosen by what the task's `truth` holds (the bundle format only, no compiler):
 
-* **Tool-set ground truth** (`truth.minimal_sets`, PlanBench-XL): a layered set view, top to
+* **Tool-set ground truth** (`truth.minimal_sets`, the retail domain): a layered set view, top to
   bottom: the given datatypes, then each tool of the minimal set(s) at the depth its inputs
   allow, with the datatypes it produces, down to the goals. Tool names are wrapped at their
   underscores, so a retail chain of long names is a tall, narrow picture instead of a
   6,549-pixel ribbon.
-* **DAG tasks** (`truth.layers`, TPS-Bench / multi-MCP): a layered subtask graph, one column per
+* **DAG tasks** (`truth.layers`, the MCP-server domain): a layered subtask graph, one column per
   turn of the optimal schedule (tools in one layer can run in parallel), an edge wherever a
   subtask needs another's output (`subtasks[*].depends_on`, else the datatypes linking them).
-* **Chains** (every other kind, CostBench): the state graph of `graphs.jsonl` with every call's
-  price on its edge and the optimal path drawn bold (`scn.emit.graphs`).
+* **Chains** (every other kind, such as the cost-optimal travel scenario's): the state graph of
+  `graphs.jsonl` with every call's price on its edge and the optimal path drawn bold
+  (`scn.emit.graphs`).
 
 Each view has a title naming the task and its truth kind and a totals line (calls, cost, layers,
 set sizes), so a printed graph says what it shows.

@@ -55,7 +55,7 @@ class Pairs(Sequence[tuple[str, Any]]):
     """A sorted tuple of (name, value) pairs, stored as a names tuple and a values sequence.
 
     Why: per-task data of a large compile was held as pair tuples, 72 bytes a pair before its
-    value: the length-8 CostBench compile draws 326,000 prices and fills 280,000 record values.
+    value: a length-8 `travel` compile draws 326,000 prices and fills 280,000 record values.
     Here the names are one tuple shared by every task of the same shape (`of` interns them) and
     the values a tuple, or an `array("d")` of prices (8 bytes each, the same floats bit for
     bit). It reads, compares equal to and hashes as the pair tuple it stands for, so code that

@@ -1,6 +1,6 @@
 """The light half of the laws: keyed generators, the numeric families and the law functions.
 
-Why a module of its own: the runtime redraws prices (a CostBench `reprice` event) in processes
+Why a module of its own: the runtime redraws prices (a `reprice` blocker event) in processes
 that may play a single episode. `scn.laws` needs the expression model and the evaluator, whose
 import (about 60 attrs classes) cost tens of milliseconds before the first redraw; this module
 needs only the standard library and `scn.seeds`, so a redraw by a law's data tree

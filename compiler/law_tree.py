@@ -1,6 +1,6 @@
 """A bundle's numeric law drawn straight from its data tree: a redraw without a cold start.
 
-Why: a CostBench `reprice` event redraws prices by the bundle's own laws. Building them the
+Why: a `reprice` blocker event redraws prices by the bundle's own laws. Building them the
 compiler's way (`expr_data.load` into the expression model, `laws.compile_law`) imports the model,
 the evaluator and the closures: about 45 ms (88-101 ms on a busy machine) before the first price,
 some 165 times the steady cost, paid again by every process that plays a single episode. Here the

@@ -3,7 +3,7 @@
 The compile's own kinds of rows (tasks, records) and their codecs are in `scn.rows`.
 
 Why: expand made every task and every record as objects held in tuples until the bundle was
-written: 2.3 KB a task for the length-8 CostBench compile (9,312 tasks and 9,312 records, 22 MB),
+written: 2.3 KB a task for a length-8 `travel` compile (9,312 tasks and 9,312 records, 22 MB),
 so the compile's peak grew with its task count. A `Rows` store encodes each item as it is
 appended (`Codec.encode`: a tuple of plain fields, written with `marshal`) and keeps only the
 row's end offset (8 bytes) and the hash of its id (8 bytes) in memory; once the encoded rows

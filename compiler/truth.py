@@ -181,7 +181,8 @@ def schedule_record(
     weight: Mapping[str, float],
     tool_of: Mapping[str, str],
 ) -> tuple[tuple[tuple[str, ...], ...], dict[str, Any]]:
-    """Return a dependency DAG's layers (of nodes) and the truth fields TPS-Bench's metrics read.
+    """Return a dependency DAG's layers (of nodes) and the truth fields that the MCP-server
+    benchmark's metrics read.
 
     Independent calls can share a turn, so the fewest turns is the DAG's layer count and the
     shortest time its critical path weighted by `weight` (a tool's latency). The fields name

@@ -126,8 +126,9 @@ class OracleAgent:
 class SequentialAgent(OracleAgent):
     """The oracle's calls one at a time: the same tools in the same order, never two in a turn.
 
-    TPS-Bench compares parallel with sequential scheduling (its Figure 7); on a DAG task this
-    agent completes everything in as many turns as subtasks, against the oracle's layer count.
+    The MCP-server benchmark compares parallel with sequential scheduling (its Figure 7); on a
+    DAG task this agent completes everything in as many turns as subtasks, against the oracle's
+    layer count.
     """
 
     name = "sequential"

@@ -35,7 +35,7 @@ KEEP_PARSED_BYTES = 1 << 20
 class Backend:
     """The bundle's records, indexed by (datatype, value) for exact lookups.
 
-    Why compact: a length-8 CostBench bundle has 9,312 records of about 30 values each; held as
+    Why compact: a length-8 travel-domain bundle has 9,312 records of about 30 values each; held as
     parsed dicts with a set of row numbers per (datatype, value), they took 50 MiB, the largest
     part of loading (and verifying) it. Here the records stay the JSON lines they were read
     from (parsed again when a lookup matches them), and the index is one sorted array of

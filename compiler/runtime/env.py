@@ -335,7 +335,7 @@ class Env:
 
     def one_at_a_time(self, calls: list[Any]) -> tuple[list[CallResult], str]:
         """Refuse a turn of several calls under sequential scheduling: none runs, none counts
-        as invalid, and the feedback says why (TPS-Bench's sequential setting)."""
+        as invalid, and the feedback says why (the MCP-server benchmark's sequential setting)."""
         why = (
             f"scheduling is sequential: make one tool call per turn; none of these "
             f"{len(calls)} calls was run"
@@ -385,7 +385,7 @@ class Env:
 
     def end_attempt(self, feedback: str) -> dict[str, Any]:
         """End the current answer attempt without an answer, for a protocol whose rules say so
-        (TravelPlanner's Reflexion ends one after repeated failed cost enquiries): it counts
+        (`plan_enquiry`'s Reflexion ends one after repeated failed cost enquiries): it counts
         as a returned attempt with `feedback`. Returns the step fields to add (`attempt`), or
         nothing when the episode has no attempt left to start."""
         if self.attempts <= 1 or len(self.tries) + 1 >= self.attempts:

@@ -60,7 +60,7 @@ def is_infrastructure(status: int | None, message: str) -> bool:
     """Whether a request that failed with `status` is the endpoint's failure, not the model's.
 
     Everything is, except a 400 saying the conversation no longer fits the model's context
-    (TravelPlanner counts an overlong conversation against the model)."""
+    (the multi-day trip-planning paper counts an overlong conversation against the model)."""
     if status == 400:
         lowered = message.lower()
         return not any(word in lowered for word in _CONTEXT_WORDS)

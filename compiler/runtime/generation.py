@@ -1,9 +1,10 @@
 """Generation settings of an LLM agent: what goes into every request body besides the conversation.
 
-The papers fix their decoding (CostBench and PlanBench-XL: temperature 0 and a large
-`max_tokens`; CCTU: each model with thinking on and off; TravelPlanner: temperature 0 for most
-models), so a run must set them and say which it used. `GenerationSettings` holds them, turns them
-into request fields (`body`) and into the trajectory's record (`record`).
+The papers fix their decoding (the cost-optimal travel and the retail tool-retrieval ones:
+temperature 0 and a large `max_tokens`; the constrained tool-use one: each model with thinking
+on and off; the multi-day trip-planning one: temperature 0 for most models), so a run must set
+them and say which it used. `GenerationSettings` holds them, turns them into request fields
+(`body`) and into the trajectory's record (`record`).
 
 Thinking on or off has no OpenAI field; `thinking` is sent the way vLLM and SGLang serve Qwen-,
 DeepSeek- and GLM-style chat templates (`chat_template_kwargs.enable_thinking`). A provider that
@@ -43,9 +44,9 @@ class GenerationSettings:
     """Decoding settings sent with every request; None leaves a field to the server.
 
     A field left None takes the scenario's harness default, and `temperature` then 0 (every
-    paper but TravelPlanner's GPT-3.5 ReAct decodes greedily); `parallel_tool_calls` None sends
-    True when tools are offered (the OpenAI default, stated so that the body says it), or False
-    when the harness declares `scheduling sequential`.
+    paper decodes greedily, but for the multi-day trip-planning one's GPT-3.5 ReAct);
+    `parallel_tool_calls` None sends True when tools are offered (the OpenAI default, stated so
+    that the body says it), or False when the harness declares `scheduling sequential`.
     """
 
     temperature: float | None = None

@@ -23,9 +23,9 @@ held; answering always is. `info["action_mask"]` and `action_mask()` give the sa
 
 Observations, a float32 `Box` laid out by `scn.runtime.gym_layout` (`env.layout`): which
 datatypes are held, which are the task's goals, the values the task gives (so every task of a
-CostBench bundle has its own first observation: its preferences are given values), what each tool
-costs now (0 for tools the task does not show), what each composite saves over its components
-at those prices, and the share of the step budget used.
+bundle of the cost-optimal travel scenario has its own first observation: its preferences are
+given values), what each tool costs now (0 for tools the task does not show), what each
+composite saves over its components at those prices, and the share of the step budget used.
 `observe_given=False` leaves the given values out (zeros, same shape): a policy meant to carry
 over to a test split whose preference vocabulary it never saw may do better without them.
 
@@ -36,8 +36,8 @@ successful answer earns `success_bonus` (default: 1 plus `max_steps` times the l
 a task's dearest shown price to its scale over the bundle, which is more than any plan can spend
 within the budget). The bonus is one number for every task of the bundle, so the optimal plan
 returns the same on every task (bonus less 1) and a value function has nothing to predict but
-what a plan wastes: CostBench's composites differ from their parts by cents, and a bonus that
-varied from task to task would drown that signal. So the
+what a plan wastes: the cost-optimal travel scenario's composites differ from their parts by
+cents, and a bonus that varied from task to task would drown that signal. So the
 cost-optimal plan has the best return of any plan, every successful plan has a positive return,
 and quitting (an unsuccessful answer, or running out of steps) returns at most 0, minus what was
 spent. Under a blocker that reprices, the bonus still covers the prices shown at reset only.
@@ -53,7 +53,7 @@ it); it costs one solve per step.
 `terminated` is true after the answer; `truncated` when `max_steps` steps ran out without one.
 
 Which tasks: the wrapper refuses, at construction, a bundle whose tasks it can never solve (a
-bundle judged by a world, such as TravelPlanner's: its tools take free arguments and its answer
+bundle judged by a world, such as a trip-planning one: its tools take free arguments and its answer
 is a worded plan), saying why. Otherwise it checks each task once per bundle by playing its ground
 truth as wrapper actions; by default it plays only the tasks that pass and lists the others with
 the reason in `env.unplayable` (a task whose own constraints ask for parallel calls or a worded

@@ -12,16 +12,17 @@ The observation (float32) is, in order:
 - `given`: for each datatype some task gives, a one-hot of the value given (a datatype that
   takes more than `VOCAB` distinct values over the bundle's tasks, such as a free-text time, is
   hashed into `VOCAB` buckets); this is what tells two tasks with the same goals apart
-  (CostBench's preferences);
+  (the cost-optimal travel scenario's preferences);
 - `prices`: what each tool costs now (the task's own prices, after a blocker the new ones) over
   the dearest starting price of any tool in any task (`price_norm`, capped at `PRICE_CAP`), 0
   for a tool the task does not show: the costs an LLM agent is told in its tool descriptions;
 - `savings`: for each shown composite tool (one the bundle composes of other tools, its
   `components`), what calling it saves over calling its components one by one at today's prices,
   over the bundle's typical saving (`savings_norm`), capped at +-`PRICE_CAP`; 0 elsewhere. Why:
-  CostBench's composites cost the sum of their parts plus noise of a few cents, so whether a
-  composite is worth it is a difference of 0.2 % between two observed prices, which a network
-  would have to learn to resolve; here it is observed at the scale it matters;
+  the cost-optimal travel scenario's composites cost the sum of their parts plus noise of a few
+  cents, so whether a composite is worth it is a difference of 0.2 % between two observed
+  prices, which a network would have to learn to resolve; here it is observed at the scale it
+  matters;
 - `progress`: the steps taken over the step budget.
 """
 
@@ -47,8 +48,8 @@ def _given_values(task: dict[str, Any]) -> dict[str, list[str]]:
     values = task.get("values")
     if isinstance(values, dict) and values:
         return {d: [str(x) for x in (v if isinstance(v, list) else [v])] for d, v in values.items()}
-    # What the request states (CostBench's preferences, `scn.runtime.stated`) identifies the
-    # task as much as what it hands over.
+    # What the request states (`scn.runtime.stated`: the cost-optimal travel scenario's
+    # preferences) identifies the task as much as what it hands over.
     told = {**(task.get("stated") or {}), **task["given"]}
     return {d: [str(v)] for d, v in told.items()}
 
@@ -192,7 +193,8 @@ class Layout:
 
     def _savings_norm(self) -> float:
         """The typical size of a composite's saving over the bundle's tasks (its RMS), so that
-        the savings block is of order 1 even where composites differ by cents (CostBench)."""
+        the savings block is of order 1 even where composites differ by cents (as in the
+        cost-optimal travel scenario)."""
         if not self.composites:
             return 1.0
         squares = []

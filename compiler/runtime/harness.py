@@ -5,8 +5,8 @@ make, how the answer is tagged, when the episode stops. The scenario says it in 
 statement and the compiler copies it into `scenario.json["harness"]` (string lists, one key each):
 
     harness {
-      metrics costbench
-      prompt system, "prompts/costbench.md"  # the file's text, read at compile time
+      metrics FAMILY                         # a registered metric family (a plugin's)
+      prompt system, "prompts/system.md"     # the file's text, read at compile time
       calls_per_step 1                       # a second call in a step is refused
       answer_tag answer                      # the answer is what <answer>...</answer> holds
       max_steps 20                           # step budget (`scn run --max-steps` wins)
@@ -29,9 +29,9 @@ statement and the compiler copies it into `scenario.json["harness"]` (string lis
 `select_tools N` has one meaning: an episode works with at most N tools of the repository. An LLM
 agent given a `select` prompt chooses them in a request of its own before the first turn
 (`scn.runtime.selection`); the Env holds every agent to it (the first N distinct tools called are
-the selection; a plugin's protocol enforces it, e.g. TPS-Bench's); the `all_tools` strategy is
-the ablation without selection (no limit). Bundles written before the key was merged say
-`tool_cap N` for the Env's half; it is read as `select_tools N`.
+the selection; a plugin's protocol enforces it, e.g. the MCP-server domain's); the `all_tools`
+strategy is the ablation without selection (no limit). Bundles written before the key was merged
+say `tool_cap N` for the Env's half; it is read as `select_tools N`.
 
 `Harness` reads that block. The Env enforces the rules (`scn.runtime.protocols`); the LLM agent
 renders the prompts. A prompt is a template: `$name` is replaced by the episode's value (`$query`,
@@ -48,8 +48,9 @@ system prompt when that strategy is played. `scn run --prompt ROLE=PATH` replace
 the trajectory records each prompt's SHA-256 and where it came from.
 
 `strategy_protocol S1, ..., PROTOCOL` makes the named strategies play PROTOCOL when the run names
-no `--protocol` (TravelPlanner's ReAct and Reflexion planners need the CostEnquiry tool that its
-direct and CoT planners do not); the trajectory records the protocol played, so a replay plays it.
+no `--protocol` (the multi-day trip-planning scenario's ReAct and Reflexion planners need the
+CostEnquiry tool that its direct and CoT planners do not); the trajectory records the protocol
+played, so a replay plays it.
 """
 
 from __future__ import annotations

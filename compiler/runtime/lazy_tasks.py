@@ -1,6 +1,6 @@
 """A bundle's tasks read on demand: a run touching ten tasks of a big bundle parses ten.
 
-Why: `tasks.jsonl` of a length-8 CostBench bundle is 31 MB of JSON, over 200 MB once parsed into
+Why: `tasks.jsonl` of a length-8 `travel` bundle is 31 MB of JSON, over 200 MB once parsed into
 dicts, and a process that plays one episode (or serves one MCP session) used to hold all of it.
 Here the file is read once, in one piece, and checked against the manifest's SHA-256 like every
 other file (so what is parsed later is exactly what was hashed: nothing is read from disk

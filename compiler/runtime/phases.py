@@ -3,10 +3,10 @@
 Both send one request of a single user message (`Requester._ask`) with a prompt of the
 scenario's harness, and neither enters the conversation:
 
-- `select`: TPS-Bench's tool-selection phase (`scn.runtime.selection`), before the first turn;
-  the tools it names are the only ones offered after;
-- `plan`: TravelPlanner's Planner tool (`llm_planner` of the protocol), whose reply is the
-  episode's final answer.
+- `select`: the MCP-server benchmark's tool-selection phase (`scn.runtime.selection`), before
+  the first turn; the tools it names are the only ones offered after;
+- `plan`: a protocol's planner tool (`llm_planner` of the protocol, such as the Planner of the
+  built-in `plan_notebook` protocol), whose reply is the episode's final answer.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def select(agent: Any, names: list[str]) -> None:
 
 
 def plan(agent: Any, entry: dict[str, Any]) -> dict[str, Any]:
-    """Answer the protocol's planner tool (TravelPlanner's Planner): one request with the
+    """Answer the protocol's planner tool (`plan_notebook`'s Planner): one request with the
     harness's `planner` prompt (`$notebook`: what the protocol gives the planner), whose
     reply is the final answer."""
     values = agent.prompt_values(agent.bundle, agent.task)

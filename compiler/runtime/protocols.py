@@ -229,8 +229,8 @@ class Protocol:
     def stop(self, env: Env) -> str | None:
         """Why the episode ends early after its last step (None: it goes on): the same action
         `stop_repeats` times in a row, or one tool failing more than `stop_failures` times with
-        no successful call in between (TravelPlanner's dead-loop rules, as its code counts them:
-        invalid calls do not count as failures)."""
+        no successful call in between (the dead-loop rules of the multi-day trip-planning
+        benchmark, as its code counts them: invalid calls do not count as failures)."""
         rules = env.harness
         steps = env.steps
         n = rules.stop_repeats

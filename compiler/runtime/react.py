@@ -1,9 +1,10 @@
 """A text-protocol ReAct agent, for models served without native tool calls.
 
-TravelPlanner ran its agents as zero-shot ReAct in plain text (`Thought`, `Action: Tool[args]`,
-`Observation`), and many open models are served without a function-calling parser. This agent
-is the `OpenAIAgent` (same requests, settings, retries, failure handling, harness prompts and
-records) with the tools written into the conversation instead of the request's `tools`:
+The multi-day trip-planning benchmark (Xie et al., 2024) ran its agents as zero-shot ReAct in
+plain text (`Thought`, `Action: Tool[args]`, `Observation`), and many open models are served
+without a function-calling parser. This agent is the `OpenAIAgent` (same requests, settings,
+retries, failure handling, harness prompts and records) with the tools written into the
+conversation instead of the request's `tools`:
 
 - the system message ends with the action format and the tools (`Name(param, ...): description`);
   when the callable tools change (a retrieval, a blocker), a user message lists them again;

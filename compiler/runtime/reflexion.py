@@ -1,13 +1,14 @@
 """Reflexion for the LLM agent: a reflection after a returned answer, then a fresh attempt.
 
-Reflexion (Shinn et al., 2023; one of the strategies TravelPlanner compares) lets an agent try a
-task several times: after a failed attempt a reflection model looks at what was tried and what
-went wrong, and the next attempt starts over with those reflections in view. Here the Env decides
-what an attempt is and how it is judged (`answer_attempts` in the scenario's harness,
-`Protocol.review`): an answer found wanting comes back as the observation's `feedback` while the
-episode goes on (`attempt_returned` names it, `attempts_left` says how many remain); a protocol
-may also end an attempt without an answer (`Env.end_attempt`: TravelPlanner's after three failed
-cost enquiries in a row). When the harness has a `reflect` prompt, the agent then:
+Reflexion (Shinn et al., 2023; one of the strategies the multi-day trip-planning benchmark
+compares) lets an agent try a task several times: after a failed attempt a reflection model looks
+at what was tried and what went wrong, and the next attempt starts over with those reflections in
+view. Here the Env decides what an attempt is and how it is judged (`answer_attempts` in the
+scenario's harness, `Protocol.review`): an answer found wanting comes back as the observation's
+`feedback` while the episode goes on (`attempt_returned` names it, `attempts_left` says how many
+remain); a protocol may also end an attempt without an answer (`Env.end_attempt`: the built-in
+`plan_enquiry` protocol's after three failed cost enquiries in a row). When the harness has a
+`reflect` prompt, the agent then:
 
 1. sends one request with the `reflect` prompt, filled with the task's fields plus `$attempt` (the
    attempt's conversation, as text) and `$feedback` (what the Env said of its answer);

@@ -37,7 +37,7 @@ so that reports label and break down results by them.
 
 An LLM agent's record adds a `harness` block (`OpenAIAgent.harness_record`): `model`, `base_url`,
 `generation` (every decoding setting), `prompts` ({role: {"sha256", "source"}}), `rules` (the
-scenario's protocol rules), `strategy`, and where they apply `selection` (TPS-Bench's chosen
+scenario's protocol rules), `strategy`, and where they apply `selection` (a selection phase's chosen
 tools) and `tool_calls: "text"`. An episode the endpoint could not play adds `run_error`
 (`message`, `status`, `retries`, `fatal`, `llm`): it failed to run, is not a result, and scorers
 leave it out (`scn.runtime.failures`).

@@ -1,13 +1,13 @@
 """A tool-selection phase before an episode: the model picks its tools from the whole repository.
 
-TPS-Bench shows the model every tool by name and description, lets it choose at most ten, and
-then runs the task with the schemas of the chosen ones only; its ablation (`all_tools`) skips the
-choice and offers every schema. A scenario asks for the phase in its harness:
-`select_tools N` and a `select` prompt (filled with `$query`, `$select_tools` and `$catalog`, the
-list of tools). The choice is read leniently (one name per line; bullets, numbering and quotes
-are ignored; unknown names are dropped and kept in the record; at most N are kept) and the
-trajectory's `harness.selection` records the chosen tools, the dropped names and the request's
-tokens and latency.
+The MCP-server benchmark shows the model every tool by name and description, lets it choose at
+most ten, and then runs the task with the schemas of the chosen ones only; its ablation
+(`all_tools`) skips the choice and offers every schema. A scenario asks for the phase in its
+harness: `select_tools N` and a `select` prompt (filled with `$query`, `$select_tools` and
+`$catalog`, the list of tools). The choice is read leniently (one name per line; bullets,
+numbering and quotes are ignored; unknown names are dropped and kept in the record; at most N
+are kept) and the trajectory's `harness.selection` records the chosen tools, the dropped names
+and the request's tokens and latency.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 __all__ = ["NO_SELECTION", "catalog", "parse_choice", "selecting"]
 
-#: The strategy that skips the phase (TPS-Bench's no-selection ablation).
+#: The strategy that skips the phase (the MCP-server benchmark's no-selection ablation).
 NO_SELECTION = "all_tools"
 
 _STRIP = re.compile(r"^[\s\-*>#\d.)\]`'\"]+|[\s`'\",.;:]+$")

@@ -1,9 +1,10 @@
 """The paper tables metric families add to `scn report` (`tables` of the families hook).
 
-A family's `tables(runs)` returns tables the paper prints (CCTU's Table 2 as a mean and spread
-over three runs, say); they are checked here (a title, columns, rows that fit), made plain JSON
-data for `report.json`, and rendered as Markdown under "## Tables". A family whose tables raise
-or are malformed is reported through `warn` and left out; the report is still written.
+A family's `tables(runs)` returns tables the paper prints (the constrained tool-use benchmark's
+Table 2 as a mean and spread over three runs, say); they are checked here (a title, columns, rows
+that fit), made plain JSON data for `report.json`, and rendered as Markdown under "## Tables". A
+family whose tables raise or are malformed is reported through `warn` and left out; the report
+is still written.
 """
 
 from __future__ import annotations

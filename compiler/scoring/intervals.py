@@ -16,7 +16,8 @@ reported, as the papers do:
 * **Repeated runs**: when a group holds several runs (several trajectory files, or records with
   a `run` index in their settings or at their top level), each metric is computed per run and
   reported as the mean over runs, with `NAME.std` the sample standard deviation (n - 1) and
-  `runs` their number (CCTU reports three runs as mean and standard deviation).
+  `runs` their number (the constrained tool-use benchmark reports three runs as mean and
+  standard deviation).
 
 Counts get no interval: the names in `COUNTS`, and every metric whose value on the whole group is
 an integer (a scorer's `len` or sum of calls), since a resample of another size would not

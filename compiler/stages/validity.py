@@ -32,7 +32,7 @@ from scn.source import Span
 from scn.stages import shards
 
 #: Plan-scope constraints are judged by the protocol on the delivered plan; a truth kind's own
-#: check covers them (TravelPlanner's references), so they are not replayed here.
+#: check covers them (the trip-planning `reference` truth), so they are not replayed here.
 JUDGED_ELSEWHERE = frozenset({"plan"})
 
 

@@ -173,7 +173,7 @@ def _replay_context(bundle: Bundle) -> VerifyContext:
     The stubs answer from the runtime's compact `Backend` (`scn.runtime.answers`: the records
     kept as the bundle's own `backend.jsonl` bytes, an 8-byte index entry per value) rather than
     the template's `Backend.load`, which holds every record parsed plus a set per value: 50 MiB
-    for the length-8 CostBench bundle, most of verify's memory. Both answer every lookup alike
+    for a length-8 `travel` bundle, most of verify's memory. Both answer every lookup alike
     (the template's class is the same text in every bundle; tests compare the two on random
     records and on every committed bundle's replay)."""
     from scn.runtime.answers import Backend

@@ -11,7 +11,7 @@ the episode goes on, as in `scn run`.
 
 The tools the model sees are Inspect `ToolDef`s built from the bundle's `tools/openai.json` (the
 task's visible tools, its per-call costs, and after a blocker the Env's current list and prices),
-plus the extra actions of the episode's protocol (`retrieve_tools` on PlanBench-XL bundles).
+plus the extra actions of the episode's protocol (`retrieve_tools` under the `retrieval` protocol).
 Each `ToolDef`'s own callable also plays its call through the same `Env`, one call per step, so
 a custom Inspect agent given these tools is still judged by scn's runtime.
 

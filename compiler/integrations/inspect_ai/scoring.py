@@ -3,10 +3,10 @@
 `scn_scorer()` reads the episode the solver kept in the sample's store: the value is CORRECT when
 the episode succeeded by the bundle's success rule (the same judgement as `scn run`), and the
 trajectory record travels in the score's metadata. `scn_metrics(families)` hands those records
-to the metric families the scenario's harness names (CostBench's EMR and Cost Gap, TPS-Bench's
-completion rate, ...) through `scn.scoring`, the code `scn score` runs, so the numbers in an
-Inspect log are `scn score`'s numbers. A family's metrics that are not finite numbers (absent,
-NaN) are left out of the log.
+to the metric families the scenario's harness names (EMR and Cost Gap for the cost-optimal
+travel scenario, completion rate for the MCP-server one, ...) through `scn.scoring`, the code
+`scn score` runs, so the numbers in an Inspect log are `scn score`'s numbers. A family's metrics
+that are not finite numbers (absent, NaN) are left out of the log.
 """
 
 from __future__ import annotations
