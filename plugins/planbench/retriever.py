@@ -23,6 +23,7 @@ bundle again (benchmarks/retrieval_speed.py).
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -70,19 +71,26 @@ def features(text: str) -> dict[str, int]:
 
 
 def features_of(found: list[str]) -> dict[str, int]:
-    """The feature counts of a text's `words`: `w:word`, `b:word word`, and each character
-    trigram of the words joined by spaces and padded with two spaces, as itself (a trigram
-    holds no `:`, so it never meets a word's or a bigram's key).
+    """The feature counts of a text's `words` (`feature_places`), in order of first occurrence
+    (words, then bigrams, then trigrams): the order `SparseEncoder.best` adds their
+    contributions in."""
+    return Counter(feature_places(found))
 
-    Keys come in order of first occurrence (words, then bigrams, then trigrams), which is the
-    order `SparseEncoder.best` adds their contributions in.
-    """
+
+def feature_places(found: list[str]) -> list[str]:
+    """Every feature of a text's `words`, once per place it occurs, in order: `w:word`,
+    `b:word word`, and each character trigram of the words joined by spaces and padded with two
+    spaces, as itself (a trigram holds no `:`, so it never meets a word's or a bigram's key)."""
     padded = "  " + " ".join(found) + "  "
     keys = ["w:" + w for w in found]
     keys += ["b:" + a + " " + b for a, b in zip(found, found[1:], strict=False)]
     keys += [padded[i : i + 3] for i in range(len(padded) - 2)]
-    counts = dict.fromkeys(keys, 1)  # most texts repeat no feature: no counting needed
-    return counts if len(counts) == len(keys) else Counter(keys)
+    return keys
+
+
+#: A posting's texts and its idf-weighted values, as bytes (`_Flat.postings`).
+_TEXTS = operator.itemgetter(0)
+_WEIGHTED = operator.itemgetter(1)
 
 
 @define
@@ -130,23 +138,27 @@ class SparseEncoder:
         tie-break.
         """
         flat = self._flat()
-        counts = features_of(found)
-        postings = list(map(flat.postings.get, counts))
-        texts = [p[0] for p in postings if p is not None]
-        if not texts:
-            return None
-        if sum(counts.values()) == len(counts):  # every feature met once
-            products = [p[1] for p in postings if p is not None]
+        places = feature_places(found)
+        counts = dict.fromkeys(places, 1)
+        if len(counts) == len(places):  # every feature met once (most texts): C-level passes
+            postings = list(filter(None, map(flat.postings.get, counts)))
+            products: Iterable[bytes] = map(_WEIGHTED, postings)
         else:
-            # the contribution c * idf * v, multiplied in that order as a plain loop would
-            products = [
-                p[1] if c == 1 else ((c * self.idf[k]) * p[2]).tobytes()
-                for (k, c), p in zip(counts.items(), postings, strict=True)
-                if p is not None
-            ]
+            postings, weights = [], []
+            for k, c in Counter(places).items():
+                posting = flat.postings.get(k)
+                if posting is not None:
+                    postings.append(posting)
+                    # the contribution c * idf * v, multiplied in that order as a loop would
+                    weights.append(
+                        posting[1] if c == 1 else ((c * self.idf[k]) * posting[2]).tobytes()
+                    )
+            products = weights
+        if not postings:
+            return None
         np = _np()
         scores = np.bincount(
-            np.frombuffer(b"".join(texts), dtype=np.intp),
+            np.frombuffer(b"".join(map(_TEXTS, postings)), dtype=np.intp),
             weights=np.frombuffer(b"".join(products), dtype=np.float64),
             minlength=flat.texts,
         )
