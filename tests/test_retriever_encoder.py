@@ -9,12 +9,12 @@ random queries both must return the same label, and `features` the same counts i
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scn.plugins.planbench.retriever import SparseEncoder, features
+from scn.plugins.planbench.retriever import SparseEncoder, feature_places, features, words
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -62,6 +62,9 @@ def test_array_best_equals_the_loop(texts, queries):
     encoder = SparseEncoder.fit(texts)
     for query in queries:
         assert list(features(query).items()) == list(reference_features(query).items())
+        # the trigrams of the words the index knows are read from its table: the same places
+        spelled = feature_places(words(query), encoder._flat().spelled)
+        assert list(Counter(spelled).items()) == list(reference_features(query).items())
         assert encoder.best(query) == reference_best(encoder, query)
 
 

@@ -77,15 +77,35 @@ def features_of(found: list[str]) -> dict[str, int]:
     return Counter(feature_places(found))
 
 
-def feature_places(found: list[str]) -> list[str]:
+def feature_places(found: list[str], spelled: Mapping[str, list[str]] | None = None) -> list[str]:
     """Every feature of a text's `words`, once per place it occurs, in order: `w:word`,
     `b:word word`, and each character trigram of the words joined by spaces and padded with two
-    spaces, as itself (a trigram holds no `:`, so it never meets a word's or a bigram's key)."""
-    padded = "  " + " ".join(found) + "  "
+    spaces, as itself (a trigram holds no `:`, so it never meets a word's or a bigram's key).
+
+    The trigrams run: two spaces and the first letter, then each word's own (those of
+    `" word "`, read from `spelled` when the index knows the word), with the one spanning each
+    gap between two words, and the last letter with two spaces."""
     keys = ["w:" + w for w in found]
+    if not found:
+        return ["   ", "   "]
     keys += ["b:" + a + " " + b for a, b in zip(found, found[1:], strict=False)]
-    keys += [padded[i : i + 3] for i in range(len(padded) - 2)]
+    keys.append("  " + found[0][0])
+    spelled = spelled or {}
+    last = ""
+    for w in found:
+        if last:
+            keys.append(last + " " + w[0])
+        own = spelled.get(w)
+        keys += own if own is not None else trigrams_of(w)
+        last = w[-1]
+    keys.append(last + "  ")
     return keys
+
+
+def trigrams_of(word: str) -> list[str]:
+    """The character trigrams of `" word "`, in order."""
+    padded = " " + word + " "
+    return [padded[i : i + 3] for i in range(len(word))]
 
 
 #: A posting's texts and its idf-weighted values, as bytes (`_Flat.postings`).
@@ -138,7 +158,7 @@ class SparseEncoder:
         tie-break.
         """
         flat = self._flat()
-        places = feature_places(found)
+        places = feature_places(found, flat.spelled)
         counts = dict.fromkeys(places, 1)
         if len(counts) == len(places):  # every feature met once (most texts): C-level passes
             postings = list(filter(None, map(flat.postings.get, counts)))
@@ -201,6 +221,7 @@ class _Flat:
     label_of: list[int]  # renumbered text -> position of its label in `names`
     bounds: list[tuple[int, int]]  # per label, its texts' range in the renumbering
     texts: int
+    spelled: dict[str, list[str]]  # each indexed word's own trigrams (`trigrams_of`)
 
     @classmethod
     def of(cls, encoder: SparseEncoder) -> _Flat:
@@ -218,7 +239,8 @@ class _Flat:
             texts = np.array([new[i] for i, _ in posting], dtype=np.intp)
             postings[k] = (texts.tobytes(), (encoder.idf[k] * values).tobytes(), values)
         starts_array = np.array(starts, dtype=np.intp)
-        return cls(postings, names, index, starts_array, label_of, bounds, len(label_of))
+        spelled = {k[2:]: trigrams_of(k[2:]) for k in encoder.postings if k.startswith("w:")}
+        return cls(postings, names, index, starts_array, label_of, bounds, len(label_of), spelled)
 
 
 def datatype_texts(datatypes: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
