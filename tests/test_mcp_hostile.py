@@ -113,3 +113,55 @@ def test_legitimate_clients_are_served_through_a_flood_of_hostile_connections(
 async def legit_after(url: str, legit: Any) -> None:
     with anyio.fail_after(60):
         await legit(url, "after")
+
+
+def _head(sock: Any) -> bytes:
+    """The status line of the next response on `sock` (b"" when the server closed it)."""
+    sock.settimeout(10)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        try:
+            chunk = sock.recv(65536)
+        except (TimeoutError, ConnectionError):
+            return b""
+        if not chunk:
+            return b""
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")[1:]
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head.split(b"\r\n")[0]
+
+
+def test_a_connection_just_answered_is_not_evicted_for_a_burst(tmp_path: Path) -> None:
+    """A client sends its next request on the keep-alive connection it was just answered on;
+    a burst of half-open connections over the cap must not close that connection in the
+    meantime (the request in flight would fail: seen once in CI as a `ReadError`)."""
+    import socket
+
+    request = b"GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    extra = ["--latency-scale", "0", "--max-connections", "2", "--request-timeout", "1"]
+    with serving(tmp_path, *extra) as s:
+        port = int(s["url"].rsplit(":", 1)[1])
+        kept = socket.create_connection(("127.0.0.1", port))
+        burst = []
+        try:
+            kept.sendall(request)
+            assert _head(kept).startswith(b"HTTP/1.1 ")
+            for _ in range(3):  # over the cap of 2, each newer than the grace second
+                sock = socket.create_connection(("127.0.0.1", port))
+                sock.sendall(b"GET / HTTP/1.1\r\n")
+                burst.append(sock)
+            kept.sendall(request)
+            assert _head(kept).startswith(b"HTTP/1.1 "), "the answered connection was closed"
+        finally:
+            for sock in [kept, *burst]:
+                sock.close()

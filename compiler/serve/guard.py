@@ -12,7 +12,9 @@ out of them, legitimate clients are refused, and every failed `accept()` prints 
   connection over the client's cap evicts that client's connection whose request has been
   arriving longest (else the one idle longest), so a newcomer is served even while a flood of
   half-open connections holds the cap; no connection is evicted in its first second (a burst
-  behind a newcomer cannot close it before its request is read), so during a burst a client
+  behind a newcomer cannot close it before its request is read), nor within a second of its
+  last answer (a client sends its next request on the connection it was just answered on, and
+  closing it while that request is in flight fails the request), so during a burst a client
   may briefly hold more. Over the process's cap a newcomer evicts anyone's such connection or
   is refused with 503. Responses, including long event streams, are never cut.
 - `RateLimit`: a logging filter that lets through a few records of each kind per window and
@@ -74,7 +76,7 @@ def guarded_protocol(limits: Limits) -> type[Any]:
 
     class GuardedH11(H11Protocol):  # type: ignore[misc]
         _began: float | None = None  #: when the request now arriving began (None: none is)
-        _idle_since = 0.0  #: when the last request arrived in full
+        _idle_since = 0.0  #: when the last request arrived in full, then when it was answered
         _timer: asyncio.TimerHandle | None = None
         _peer = ""
 
@@ -103,9 +105,11 @@ def guarded_protocol(limits: Limits) -> type[Any]:
 
         def _evict(self, peers: list[GuardedH11] | None) -> bool:
             """Close the connection of `peers` (else of anyone) whose request has been arriving
-            longest, if for more than `grace`; else the one idle longest. A connection is
-            never closed in its first `grace` seconds, so a newcomer's request gets read even
-            when a burst of connections arrives behind it."""
+            longest, if for more than `grace`; else the one idle longest, if for more than
+            `grace`. A connection is never closed in its first `grace` seconds, so a newcomer's
+            request gets read even when a burst of connections arrives behind it, nor in the
+            `grace` seconds after an answer, when its client's next request may be on the way
+            (not yet read, it would look idle)."""
             pools = [peers] if peers is not None else list(by_peer.values())
             now = time.monotonic()
             incomplete = idle = None
@@ -114,7 +118,9 @@ def guarded_protocol(limits: Limits) -> type[Any]:
                     if p is self or p._busy():
                         continue
                     if p._began is None:
-                        if idle is None or p._idle_since < idle._idle_since:
+                        if now - p._idle_since >= grace and (
+                            idle is None or p._idle_since < idle._idle_since
+                        ):
                             idle = p
                     elif now - p._began >= grace and (
                         incomplete is None or p._began < incomplete._began  # type: ignore[operator]
@@ -175,6 +181,7 @@ def guarded_protocol(limits: Limits) -> type[Any]:
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            self._idle_since = time.monotonic()  # idle from now: see `_evict`
             # uvicorn's keep-alive timer now closes the connection if no request follows;
             # a request that starts arrives through data_received, which arms ours again
 
